@@ -1,0 +1,3 @@
+from ampenv.cli import main
+
+main()

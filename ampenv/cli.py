@@ -1,0 +1,168 @@
+"""The command line: parse, call the engine, render, exit. No judgement lives here."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ampenv import __version__
+from ampenv.config import ConfigError
+from ampenv.doctor import Options, diagnose, open_session
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Validate, set up and certify a node for mixed-precision training (Ascend, CUDA, CPU).",
+)
+config_app = typer.Typer(help="Write and inspect ampenv.toml.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+
+EXIT_USAGE = 2
+
+ProfileOpt = typer.Option("full", "--profile", "-p", help="quick, full or certify.")
+OnlyOpt = typer.Option(None, "--only", help="Run only these ids or family prefixes (env.).")
+SkipOpt = typer.Option(None, "--skip", help="Skip these ids or family prefixes.")
+FormatOpt = typer.Option("text", "--format", "-f", help="text, json or junit.")
+OutputOpt = typer.Option(None, "--output", "-o", help="Write the report to FILE.")
+ConfigOpt = typer.Option(None, "--config", "-c", help="ampenv.toml to use.")
+SysrootOpt = typer.Option(None, "--sysroot", help="Prefix for every system path read.")
+DeviceOpt = typer.Option(None, "--device", help="Force the backend: npu, cuda or cpu.")
+BundleOpt = typer.Option(None, "--bundle", help="Diagnose offline from a support bundle.")
+
+
+def _die(message: str, code: int = EXIT_USAGE) -> None:
+    typer.echo(f"ampenv: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _use_color(output: Optional[Path]) -> bool:
+    return output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def emit(text: str, output: Optional[Path]) -> None:
+    """Data goes to stdout, or to --output; nothing else goes to stdout."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@app.command()
+def doctor(
+    profile: str = ProfileOpt,
+    only: Optional[list[str]] = OnlyOpt,
+    skip: Optional[list[str]] = SkipOpt,
+    fmt: str = FormatOpt,
+    output: Optional[Path] = OutputOpt,
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+    device: Optional[str] = DeviceOpt,
+    bundle: Optional[str] = BundleOpt,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show facts and timings."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings make the exit code 1."),
+    fix: bool = typer.Option(False, "--fix", help="Repair what can be repaired, then recheck."),
+    deadline: Optional[float] = typer.Option(None, "--deadline", help="Global limit, seconds."),
+    log: Optional[list[Path]] = typer.Option(None, "--log", help="Also scan this log file."),
+) -> None:
+    """Judge this node and print what to fix."""
+    from ampenv.report import FORMATS, render
+
+    if fmt not in FORMATS:
+        _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if device not in (None, "npu", "cuda", "cpu"):
+        _die(f"unknown device {device!r}: use npu, cuda or cpu")
+    opts = Options(
+        profile=profile,
+        only=only or [],
+        skip=skip or [],
+        config_path=config,
+        sysroot=sysroot,
+        device=device,
+        bundle=bundle,
+        deadline=deadline,
+        strict=strict,
+        fix=fix,
+        extra={"logs": [str(p) for p in log or []]},
+    )
+    try:
+        report = diagnose(opts)
+    except (ConfigError, ValueError) as exc:
+        _die(str(exc))
+    emit(render(report, fmt, verbose=verbose, color=_use_color(output)), output)
+    raise typer.Exit(report.exit_code)
+
+
+@app.command("checks")
+def list_checks(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = SysrootOpt) -> None:
+    """List every check: id, title, profile and where it comes from."""
+    try:
+        session = open_session(Options(config_path=config, sysroot=sysroot))
+    except ConfigError as exc:
+        _die(str(exc))
+    specs = session.registry.ordered()
+    width = max((len(s.id) for s in specs), default=10)
+    for s in specs:
+        typer.echo(f"{s.id:<{width}}  {s.profile:<7}  {s.title}  [{s.source}]")
+    for p in session.registry.problems:
+        typer.echo(f"{p.id:<{width}}  {'error':<7}  {p.summary}")
+
+
+@app.command()
+def explain(check_id: str, config: Optional[str] = ConfigOpt) -> None:
+    """What a check verifies, why it matters, and what its remedies are."""
+    try:
+        session = open_session(Options(config_path=config))
+    except ConfigError as exc:
+        _die(str(exc))
+    spec = session.registry.checks.get(check_id)
+    if spec is None:
+        known = ", ".join(sorted(session.registry.checks))
+        _die(f"no check {check_id!r}; known: {known}")
+    lines = [f"{spec.id}: {spec.title}  (profile {spec.profile}, from {spec.source})", ""]
+    lines += ["What it verifies:", f"  {spec.doc or '(no description)'}", ""]
+    if spec.why:
+        lines += ["Why it matters:", f"  {spec.why}", ""]
+    if spec.remedies:
+        lines += ["Remedies it may give:", *[f"  - {r}" for r in spec.remedies], ""]
+    if spec.needs:
+        lines += [f"Needs: {', '.join(spec.needs)}", ""]
+    settings = {"timeout": f"{spec.timeout:g} s", **{k: s.help for k, s in spec.settings.items()}}
+    lines += [f'Settings ([checks."{spec.id}"] in ampenv.toml):']
+    lines += [f"  {k}: {v}" for k, v in settings.items()]
+    typer.echo("\n".join(lines))
+
+
+@config_app.command("init")
+def config_init(
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here."),
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Write a commented ampenv.toml baseline captured from this (healthy) node."""
+    from ampenv.config import baseline
+
+    opts = Options(profile="quick", sysroot=sysroot, config_path=os.devnull)
+    session = open_session(opts)
+    report = diagnose(opts, session)
+    emit(baseline(report, session.registry.ordered()), output)
+
+
+def main() -> None:
+    try:
+        app(prog_name="ampenv")
+    except KeyboardInterrupt:
+        sys.stderr.write("ampenv: interrupted\n")
+        sys.exit(130)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+) -> None:
+    if version:
+        typer.echo(__version__)
+        raise typer.Exit(0)

@@ -1,0 +1,223 @@
+"""ampenv.toml: lookup, validation and defaults.
+
+Found by ``--config``, then ``$AMPENV_CONFIG``, then ``/etc/ampenv/ampenv.toml``; no file means
+defaults. Every error names the file and the key, and is a usage error (exit 2).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+from ampenv.checks import Setting
+
+if TYPE_CHECKING:
+    from ampenv.checks import CheckSpec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.9/3.10 only
+    import tomli as tomllib
+
+DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
+
+# Sections whose keys are simple settings. A section validated by its own module names it as
+# "module:function" (called with the table and the file path; raises ConfigError).
+SECTIONS: dict[str, dict[str, Setting] | str] = {
+    "checks": {},  # handled by validate_checks once the registry is loaded
+    "env": "ampenv.envcontract:validate",
+    "certificate": {
+        "path": Setting(str, None, "where `ampenv certify` writes the certificate"),
+        "max_age_hours": Setting(float, 168.0, "a certificate older than this is stale"),
+    },
+    "run": {
+        "policy": Setting(str, "fail-closed", "fail-closed or warn-only, for `ampenv run`"),
+        "profile": Setting(str, "quick", "the profile `ampenv run` checks before the job"),
+    },
+    "hook": {
+        "timeout": Setting(float, 10.0, "seconds the Slurm hook may take in all"),
+        "drain": Setting(bool, False, "let `ampenv hook slurm` drain an unhealthy node"),
+    },
+    "cache": {
+        "roots": Setting(list, [], "extra cache folders ampenv may clean"),
+    },
+    "runner": {
+        "deadline": Setting(float, 0.0, "global deadline in seconds (0: the profile's default)"),
+        "workers": Setting(int, 8, "checks run at once"),
+    },
+}
+
+
+class ConfigError(Exception):
+    def __init__(self, path: str, key: str, message: str) -> None:
+        self.path, self.key, self.message = path, key, message
+        where = f"{path}: {key}" if key else path
+        super().__init__(f"{where}: {message}")
+
+
+def _type_ok(value: Any, expected: type) -> bool:
+    if expected is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, expected)
+
+
+def validate_settings(
+    table: Any, schema: dict[str, Setting], path: str, prefix: str
+) -> dict[str, Any]:
+    """Check a table against a schema; return it merged over the defaults."""
+    if not isinstance(table, dict):
+        raise ConfigError(path, prefix, "must be a table")
+    values = {name: s.default for name, s in schema.items()}
+    for key, value in table.items():
+        if key not in schema:
+            known = ", ".join(sorted(schema)) or "none"
+            raise ConfigError(path, f"{prefix}.{key}", f"unknown key (known keys: {known})")
+        expected = schema[key].type
+        if not _type_ok(value, expected):
+            raise ConfigError(
+                path, f"{prefix}.{key}", f"must be {expected.__name__}, got {value!r}"
+            )
+        values[key] = value
+    return values
+
+
+@dataclass
+class Config:
+    path: Optional[str] = None
+    data: dict[str, Any] = field(default_factory=dict)
+    sections: dict[str, dict[str, Any]] = field(default_factory=dict)
+    check_settings: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.path or "<defaults>"
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A validated section merged over its defaults (raw table for custom sections)."""
+        return self.sections.get(name, {})
+
+    def skipped(self) -> list[str]:
+        return list(self.data.get("checks", {}).get("skip", []))
+
+    def settings_for(self, spec: CheckSpec) -> dict[str, Any]:
+        merged = {name: s.default for name, s in spec.settings.items()}
+        merged["timeout"] = spec.timeout
+        merged.update(self.check_settings.get(spec.id, {}))
+        return merged
+
+    def validate_checks(self, specs: dict[str, CheckSpec]) -> None:
+        """Validate ``[checks]`` against the loaded checks' own settings."""
+        table = self.data.get("checks", {})
+        if not isinstance(table, dict):
+            raise ConfigError(self.label, "checks", "must be a table")
+        for key, value in table.items():
+            if key == "skip":
+                if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                    raise ConfigError(self.label, "checks.skip", "must be a list of check ids")
+                continue
+            spec = specs.get(key)
+            if spec is None:
+                raise ConfigError(self.label, f'checks."{key}"', "no check has this id")
+            schema = {
+                "timeout": Setting(float, spec.timeout, "seconds"),
+                "skip": Setting(bool, False, "never run it"),
+                **spec.settings,
+            }
+            values = validate_settings(value, schema, self.label, f'checks."{key}"')
+            if values["timeout"] <= 0:
+                raise ConfigError(self.label, f'checks."{key}".timeout', "must be positive")
+            self.check_settings[key] = {k: values[k] for k in value}
+
+
+def _custom_validator(ref: str) -> Callable[[Any, str], dict[str, Any]]:
+    module, func = ref.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def parse(text: str, path: str) -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "", f"not valid TOML: {exc}") from None
+    config = Config(path=path, data=data)
+    for name, table in data.items():
+        schema = SECTIONS.get(name)
+        if schema is None:
+            raise ConfigError(path, name, f"unknown section (known: {', '.join(SECTIONS)})")
+        if isinstance(schema, str):
+            config.sections[name] = _custom_validator(schema)(table, path)
+        elif schema:
+            config.sections[name] = validate_settings(table, schema, path, name)
+    for name, schema in SECTIONS.items():
+        if isinstance(schema, dict) and schema and name not in config.sections:
+            config.sections[name] = {k: s.default for k, s in schema.items()}
+    return config
+
+
+def find(explicit: Optional[str], env: dict[str, str], sysroot: str = "") -> Optional[str]:
+    if explicit:
+        return explicit
+    if env.get("AMPENV_CONFIG"):
+        return env["AMPENV_CONFIG"]
+    default = sysroot + DEFAULT_PATH
+    return default if os.path.exists(default) else None
+
+
+def load(explicit: Optional[str], env: dict[str, str], sysroot: str = "") -> Config:
+    path = find(explicit, env, sysroot)
+    if path is None:
+        config = parse("", "<defaults>")
+        config.path = None
+        return config
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except OSError as exc:
+        raise ConfigError(path, "", f"cannot be read: {exc.strerror}") from None
+    return parse(text, path)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def baseline(report: Any, specs: list[CheckSpec]) -> str:
+    """A commented ampenv.toml: every setting with its default, and the values this node
+    shows for settings that capture a fact (the nhc-genconf idea)."""
+    lines = [
+        f"# ampenv.toml baseline captured on {report.host} at {report.started_at}",
+        f"# (backend {report.backend}). Review, then install as {DEFAULT_PATH}.",
+        "",
+        "[checks]",
+        "skip = []                    # ids or family prefixes never to run",
+    ]
+    for spec in specs:
+        run = report.get(spec.id)
+        facts = run.facts if run else {}
+        lines += ["", f'[checks."{spec.id}"]  # {spec.title}', f"# timeout = {spec.timeout:g}"]
+        for name, s in spec.settings.items():
+            captured = facts.get(s.capture) if s.capture else None
+            if captured is not None:
+                lines.append(f"{name} = {_toml_value(captured)}  # captured: {s.help}")
+            elif s.default is None:
+                lines.append(f"# {name} =   # {s.help}")
+            else:
+                lines.append(f"# {name} = {_toml_value(s.default)}  # {s.help}")
+    for name, schema in SECTIONS.items():
+        if isinstance(schema, dict) and schema:
+            lines += ["", f"[{name}]"]
+            for key, s in schema.items():
+                shown = "" if s.default is None else _toml_value(s.default)
+                lines.append(f"# {key} = {shown}  # {s.help}")
+    return "\n".join(lines) + "\n"

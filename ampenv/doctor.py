@@ -1,0 +1,83 @@
+"""The engine behind every command that judges the node: config, probe, registry, runner.
+
+``diagnose`` is what ``ampenv doctor``, ``certify``, ``run`` and the hooks share; the CLI only
+parses options and renders what comes back.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ampenv import config as config_mod
+from ampenv.checks import PROFILES, Context
+from ampenv.probe import Probe
+from ampenv.registry import Registry, discover
+from ampenv.runner import DEFAULT_DEADLINES, Report, make_report, run
+
+
+@dataclass
+class Options:
+    profile: str = "quick"
+    only: list[str] = field(default_factory=list)
+    skip: list[str] = field(default_factory=list)
+    config_path: Optional[str] = None
+    sysroot: Optional[str] = None
+    device: Optional[str] = None
+    bundle: Optional[str] = None
+    deadline: Optional[float] = None
+    strict: bool = False
+    fix: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Session:
+    """What a command needs before it runs checks: config, probe, registry."""
+
+    config: config_mod.Config
+    probe: Probe
+    registry: Registry
+
+
+def open_session(opts: Options, env: Optional[dict[str, str]] = None) -> Session:
+    """Load config and checks. Raises ConfigError (a usage error) for a bad config."""
+    env = dict(os.environ if env is None else env)
+    sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
+    if opts.bundle:
+        from ampenv.bundle import BundleProbe
+
+        probe: Probe = BundleProbe(opts.bundle)
+    else:
+        probe = Probe(sysroot=sysroot, env=env)
+    cfg = config_mod.load(opts.config_path, env, sysroot)
+    registry = discover(env, sysroot)
+    cfg.validate_checks(registry.checks)
+    return Session(cfg, probe, registry)
+
+
+def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
+    if opts.profile not in PROFILES:
+        raise ValueError(f"unknown profile {opts.profile!r}: use one of {', '.join(PROFILES)}")
+    started, started_wall = time.monotonic(), time.time()
+    session = session or open_session(opts)
+    runner_cfg = session.config.section("runner")
+    budget = opts.deadline or runner_cfg.get("deadline") or DEFAULT_DEADLINES[opts.profile]
+    ctx = Context(
+        config=session.config,
+        probe=session.probe,
+        profile=opts.profile,
+        deadline=started + budget,
+        fix=opts.fix,
+        options={"device": opts.device, **opts.extra},
+    )
+    runs = run(
+        ctx,
+        session.registry,
+        only=opts.only,
+        skip=opts.skip,
+        workers=int(runner_cfg.get("workers", 8)),
+    )
+    return make_report(ctx, runs, started, started_wall, opts.strict)

@@ -1,0 +1,181 @@
+"""Facts about the node, gathered lazily and at most once per invocation.
+
+Every read of the system goes through a :class:`Probe`: commands (through the one subprocess
+helper, cached by argv), files (below the sysroot), the environment and installed packages.
+That single door is what makes ``AMPENV_SYSROOT`` test nodes and offline bundles possible:
+a bundle probe answers the same questions from recorded data.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, TypeVar
+
+from ampenv.probe import proc
+from ampenv.probe.proc import CommandResult
+
+T = TypeVar("T")
+
+# Ascend installs tools outside the usual PATH of a non-login shell.
+ASCEND_TOOL_DIRS = ("/usr/local/bin", "/usr/local/sbin", "/usr/local/Ascend/driver/tools")
+
+
+@dataclass
+class Backend:
+    kind: str  # npu | cuda | cpu
+    reason: str
+    device_names: list[str] = field(default_factory=list)
+
+
+class Probe:
+    """Live facts of this node (optionally seen through a sysroot prefix)."""
+
+    offline = False
+
+    def __init__(
+        self, sysroot: Optional[str] = None, env: Optional[dict[str, str]] = None
+    ) -> None:
+        self.sysroot = sysroot or ""
+        self.env: dict[str, str] = dict(os.environ if env is None else env)
+        self._cache: dict[Any, Any] = {}
+        self._locks: dict[Any, threading.Lock] = {}
+        self._guard = threading.Lock()
+        self.commands: list[CommandResult] = []  # every command run, for bundles
+
+    # -- memoisation -------------------------------------------------------------------------
+    def fact(self, key: Any, compute: Callable[[], T]) -> T:
+        """Compute a fact once, even when several checks ask for it at the same moment."""
+        with self._guard:
+            if key in self._cache:
+                return self._cache[key]
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                if key in self._cache:
+                    return self._cache[key]
+            value = compute()
+            with self._guard:
+                self._cache[key] = value
+            return value
+
+    # -- files -------------------------------------------------------------------------------
+    def path(self, p: str) -> Path:
+        """An absolute system path as seen through the sysroot."""
+        return Path(self.sysroot + p) if self.sysroot else Path(p)
+
+    def read_text(self, p: str, limit: int = 1 << 20) -> Optional[str]:
+        """The file's text (first ``limit`` bytes), or None when it cannot be read."""
+
+        def read() -> Optional[str]:
+            try:
+                with open(self.path(p), "rb") as fh:
+                    return fh.read(limit).decode("utf-8", "replace")
+            except OSError:
+                return None
+
+        return self.fact(("file", p), read)
+
+    def glob(self, pattern: str) -> list[str]:
+        """System paths (without the sysroot prefix) matching an absolute pattern."""
+        prefix = self.sysroot
+        hits = _glob.glob(prefix + pattern) if prefix else _glob.glob(pattern)
+        return sorted(h[len(prefix) :] if prefix else h for h in hits)
+
+    # -- commands ----------------------------------------------------------------------------
+    def which(self, tool: str, extra_dirs: tuple[str, ...] = ASCEND_TOOL_DIRS) -> Optional[str]:
+        """Find a tool on this environment's PATH, then in the usual Ascend places."""
+
+        def find() -> Optional[str]:
+            dirs = [d for d in self.env.get("PATH", "").split(os.pathsep) if d]
+            candidates = [os.path.join(d, tool) for d in dirs]
+            candidates += [str(self.path(os.path.join(d, tool))) for d in extra_dirs]
+            for c in candidates:
+                if os.path.isfile(c) and os.access(c, os.X_OK):
+                    return c
+            return None
+
+        return self.fact(("which", tool, extra_dirs), find)
+
+    def run(self, argv: list[str], timeout: float) -> CommandResult:
+        """Run a command once per invocation; later callers get the same result."""
+
+        def execute() -> CommandResult:
+            result = proc.run(argv, timeout, env=self.env)
+            with self._guard:
+                self.commands.append(result)
+            return result
+
+        return self.fact(("run", tuple(argv)), execute)
+
+    # -- host --------------------------------------------------------------------------------
+    def host(self) -> dict[str, Any]:
+        """CPU count and memory, from psutil (a bundle replays what was recorded)."""
+
+        def collect() -> dict[str, Any]:
+            import psutil
+
+            vm = psutil.virtual_memory()
+            return {
+                "cpu_count": psutil.cpu_count() or 0,
+                "mem_total_bytes": vm.total,
+                "mem_available_bytes": vm.available,
+            }
+
+        return self.fact("host", collect)
+
+    def disk_usage(self, p: str) -> Optional[dict[str, int]]:
+        """Total and free bytes of the filesystem holding ``p`` (or its nearest existing
+        parent), with the mount's device id so callers can fold paths on one filesystem."""
+
+        def stat() -> Optional[dict[str, int]]:
+            path = self.path(p)
+            while not path.exists() and path != path.parent:
+                path = path.parent
+            try:
+                st = os.statvfs(path)
+                dev = os.stat(path).st_dev
+            except OSError:
+                return None
+            return {"total": st.f_blocks * st.f_frsize, "free": st.f_bavail * st.f_frsize, "dev": dev}
+
+        return self.fact(("disk", p), stat)
+
+    # -- python packages ---------------------------------------------------------------------
+    def distributions(self) -> dict[str, str]:
+        """Installed distributions, normalised name -> version, from metadata only."""
+
+        def collect() -> dict[str, str]:
+            from importlib import metadata
+
+            from packaging.utils import canonicalize_name
+
+            found: dict[str, str] = {}
+            for dist in metadata.distributions():
+                name = dist.metadata.get("Name")
+                if name:
+                    found.setdefault(canonicalize_name(name), dist.version)
+            return found
+
+        return self.fact("distributions", collect)
+
+    # -- backend -----------------------------------------------------------------------------
+    def backend(self) -> Backend:
+        return self.fact("backend", lambda: detect_backend(self))
+
+
+def detect_backend(probe: Probe) -> Backend:
+    """npu when npu-smi or /dev/davinci* is present, cuda when nvidia-smi or /dev/nvidia0 is,
+    else cpu. Cheap: no command runs and nothing is imported."""
+    smi = probe.which("npu-smi")
+    davinci = probe.glob("/dev/davinci[0-9]*")
+    if smi or davinci:
+        why = f"npu-smi at {smi}" if smi else f"{len(davinci)} /dev/davinci* nodes"
+        return Backend("npu", why)
+    nvsmi = probe.which("nvidia-smi", extra_dirs=())
+    if nvsmi or probe.glob("/dev/nvidia[0-9]*"):
+        return Backend("cuda", f"nvidia-smi at {nvsmi}" if nvsmi else "/dev/nvidia* nodes")
+    return Backend("cpu", "no npu-smi, /dev/davinci*, nvidia-smi or /dev/nvidia*")

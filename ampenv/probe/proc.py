@@ -1,0 +1,193 @@
+"""The one subprocess helper. Every command ampenv runs goes through :func:`run`.
+
+Rules: argv lists only (never a shell), a timeout on every call, and on timeout the whole
+process group is killed (plus any descendant that left the group), so a hung ``npu-smi`` or a
+wedged torch_npu child never outlives the doctor.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import psutil
+
+
+class Outcome(str, enum.Enum):
+    OK = "ok"
+    MISSING = "missing"  # the tool is not installed / not executable
+    TIMEOUT = "timeout"
+    SIGNAL = "signal"  # killed by a signal it did not ask for
+    EXIT = "exit"  # non-zero exit code
+
+
+@dataclass
+class CommandResult:
+    argv: list[str]
+    outcome: Outcome
+    returncode: Optional[int] = None
+    stdout: str = ""
+    stderr: str = ""
+    duration_s: float = 0.0
+    timeout_s: float = 0.0
+    error: str = ""  # why a MISSING tool could not start
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.OK
+
+    def describe(self) -> str:
+        """One line for a report: what happened, without the output."""
+        cmd = " ".join(self.argv)
+        if self.outcome is Outcome.OK:
+            return f"`{cmd}` succeeded in {self.duration_s:.2f} s"
+        if self.outcome is Outcome.MISSING:
+            return f"`{self.argv[0]}` could not be run: {self.error}"
+        if self.outcome is Outcome.TIMEOUT:
+            return f"`{cmd}` did not answer in {self.timeout_s:g} s and was killed"
+        if self.outcome is Outcome.SIGNAL:
+            sig = -(self.returncode or 0)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            return f"`{cmd}` was killed by {name}"
+        return f"`{cmd}` exited with code {self.returncode}"
+
+    def to_dict(self) -> dict:
+        return {
+            "argv": self.argv,
+            "outcome": self.outcome.value,
+            "returncode": self.returncode,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "duration_s": round(self.duration_s, 4),
+            "timeout_s": self.timeout_s,
+            "error": self.error,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> CommandResult:
+        return cls(
+            argv=list(d["argv"]),
+            outcome=Outcome(d["outcome"]),
+            returncode=d.get("returncode"),
+            stdout=d.get("stdout", ""),
+            stderr=d.get("stderr", ""),
+            duration_s=d.get("duration_s", 0.0),
+            timeout_s=d.get("timeout_s", 0.0),
+            error=d.get("error", ""),
+        )
+
+
+def _pump(stream, sink: list[str], on_line: Optional[Callable[[str], None]]) -> None:
+    for line in iter(stream.readline, ""):
+        sink.append(line)
+        if on_line is not None:
+            try:
+                on_line(line.rstrip("\n"))
+            except Exception:  # a progress callback must never break the command
+                on_line = None
+    stream.close()
+
+
+def kill_tree(pid: int) -> None:
+    """Kill a process, its process group and every descendant, even ones that setsid'd."""
+    try:
+        descendants = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        descendants = []
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    for p in descendants:
+        try:
+            p.kill()
+        except psutil.Error:
+            pass
+
+
+def run(
+    argv: list[str],
+    timeout: float,
+    *,
+    env: Optional[dict[str, str]] = None,
+    cwd: Optional[str] = None,
+    input: Optional[str] = None,
+    on_stderr_line: Optional[Callable[[str], None]] = None,
+) -> CommandResult:
+    """Run ``argv`` with a hard timeout; never raises for the command's own failures."""
+    if isinstance(argv, str) or not argv:
+        raise TypeError("argv must be a non-empty list of strings, never a shell string")
+    argv = [str(a) for a in argv]
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            text=True,
+            errors="replace",
+            start_new_session=True,  # its own process group, so a timeout kills all of it
+        )
+    except (FileNotFoundError, PermissionError, NotADirectoryError, OSError) as exc:
+        return CommandResult(
+            argv, Outcome.MISSING, error=exc.strerror or str(exc), timeout_s=timeout
+        )
+
+    out: list[str] = []
+    err: list[str] = []
+    pumps = [
+        threading.Thread(target=_pump, args=(proc.stdout, out, None), daemon=True),
+        threading.Thread(target=_pump, args=(proc.stderr, err, on_stderr_line), daemon=True),
+    ]
+    for t in pumps:
+        t.start()
+    if input is not None:
+        try:
+            proc.stdin.write(input)
+            proc.stdin.close()
+        except OSError:
+            pass
+
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_tree(proc.pid)
+        proc.wait()
+    except BaseException:  # KeyboardInterrupt: take the child down with us
+        kill_tree(proc.pid)
+        proc.wait()
+        raise
+    # A grandchild that kept our pipes open must not keep us waiting.
+    for t in pumps:
+        t.join(timeout=1.0)
+    if any(t.is_alive() for t in pumps):
+        kill_tree(proc.pid)
+    duration = time.monotonic() - start
+
+    rc = proc.returncode
+    if timed_out:
+        outcome = Outcome.TIMEOUT
+    elif rc is not None and rc < 0:
+        outcome = Outcome.SIGNAL
+    elif rc:
+        outcome = Outcome.EXIT
+    else:
+        outcome = Outcome.OK
+    return CommandResult(
+        argv, outcome, rc, "".join(out), "".join(err), duration, timeout_s=timeout
+    )

@@ -1,0 +1,195 @@
+"""Discovery of checks: one door for built-ins, site folders and installed packages.
+
+Sources, in order: the built-in ``checks/`` folder (shipped inside the wheel as
+``ampenv/builtin_checks``), ``/etc/ampenv/checks.d``, each folder of ``$AMPENV_CHECKS_PATH``,
+then the entry point group ``ampenv.checks``. A file that cannot be loaded, a duplicate id, or
+(as root) a plugin that others could have written becomes a :class:`LoadProblem`, reported as
+an ``error`` result; it never stops the other checks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import stat
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Optional
+
+from ampenv.checks import CheckSpec
+
+SITE_DIR = "/etc/ampenv/checks.d"
+ENTRY_POINT_GROUP = "ampenv.checks"
+# Display order of the families; unknown families follow, in discovery order.
+FAMILY_ORDER = ("host", "npu", "cann", "python", "amp", "env", "cache", "smoke", "dist")
+
+
+@dataclass
+class LoadProblem:
+    id: str
+    source: str
+    summary: str
+    details: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Registry:
+    checks: dict[str, CheckSpec] = field(default_factory=dict)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+    def add(self, spec: CheckSpec) -> None:
+        if spec.id in self.checks:
+            first = self.checks[spec.id].source
+            self.problems.append(
+                LoadProblem(
+                    f"plugin.duplicate.{spec.id}",
+                    spec.source,
+                    f"duplicate check id {spec.id!r}: defined in {first} and in {spec.source};"
+                    " the second is ignored",
+                )
+            )
+            return
+        self.checks[spec.id] = spec
+
+    def ordered(self) -> list[CheckSpec]:
+        index = {f: i for i, f in enumerate(FAMILY_ORDER)}
+        specs = list(self.checks.values())
+        return sorted(
+            specs, key=lambda s: (index.get(s.family, len(FAMILY_ORDER)), specs.index(s))
+        )
+
+
+def builtin_dir() -> Path:
+    here = Path(__file__).resolve().parent
+    shipped = here / "builtin_checks"
+    return shipped if shipped.is_dir() else here.parent / "checks"
+
+
+def unsafe_reason(path: Path, euid: int) -> Optional[str]:
+    """Why root must not load this plugin file or folder, or None when it is safe."""
+    try:
+        st = path.stat()
+    except OSError as exc:
+        return f"cannot stat {path}: {exc.strerror}"
+    if st.st_mode & stat.S_IWOTH:
+        return f"{path} is writable by every user (mode {stat.filemode(st.st_mode)})"
+    if st.st_mode & stat.S_IWGRP and st.st_gid != 0:
+        return f"{path} is writable by group {st.st_gid} (mode {stat.filemode(st.st_mode)})"
+    if st.st_uid != euid:
+        return f"{path} is owned by uid {st.st_uid}, not by root"
+    return None
+
+
+def _module_specs(module: ModuleType | Any) -> list[CheckSpec]:
+    if isinstance(module, CheckSpec):
+        return [module]
+    if isinstance(module, (list, tuple)):
+        return [m for m in module if isinstance(m, CheckSpec)]
+    return [v for v in vars(module).values() if isinstance(v, CheckSpec)]
+
+
+def _error_line(exc: BaseException, file: Path) -> str:
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return f"{file}:{exc.lineno}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(file)]
+    return f"{file}:{frames[-1].lineno}" if frames else str(file)
+
+
+def _load_file(registry: Registry, file: Path, label: str) -> None:
+    digest = hashlib.sha1(str(file).encode()).hexdigest()[:8]
+    name = f"ampenv_plugin_{digest}_{file.stem}"
+    try:
+        spec = importlib.util.spec_from_file_location(name, file)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {file}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        where = _error_line(exc, file)
+        registry.problems.append(
+            LoadProblem(
+                f"plugin.{file.stem}",
+                label,
+                f"plugin {where} failed to load: {type(exc).__name__}: {exc}",
+                details=traceback.format_exception_only(type(exc), exc),
+            )
+        )
+        return
+    for check_spec in _module_specs(module):
+        check_spec.source = label
+        registry.add(check_spec)
+
+
+def _load_folder(registry: Registry, folder: Path, euid: int, builtin: bool = False) -> None:
+    if not folder.is_dir():
+        return
+    files = sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+    if euid == 0 and not builtin:
+        reason = unsafe_reason(folder, euid)
+        if reason:
+            registry.problems.append(
+                LoadProblem(
+                    f"plugin.{folder.name}",
+                    str(folder),
+                    f"refused plugin folder as root: {reason}",
+                    details=[f"fix: chown root:root {folder} && chmod go-w {folder}"],
+                )
+            )
+            return
+    for file in files:
+        if euid == 0 and not builtin:
+            reason = unsafe_reason(file, euid)
+            if reason:
+                registry.problems.append(
+                    LoadProblem(
+                        f"plugin.{file.stem}",
+                        str(file),
+                        f"refused plugin file as root: {reason}",
+                        details=[f"fix: chown root:root {file} && chmod go-w {file}"],
+                    )
+                )
+                continue
+        label = f"builtin:{file.name}" if builtin else str(file)
+        _load_file(registry, file, label)
+
+
+def _load_entry_points(registry: Registry) -> None:
+    from importlib.metadata import entry_points
+
+    try:
+        eps = entry_points(group=ENTRY_POINT_GROUP)
+    except TypeError:  # Python 3.9: entry_points() takes no group
+        eps = entry_points().get(ENTRY_POINT_GROUP, [])
+    for ep in eps:
+        label = f"entry point {ep.name} ({ep.value})"
+        try:
+            loaded = ep.load()
+        except Exception as exc:
+            registry.problems.append(
+                LoadProblem(f"plugin.{ep.name}", label, f"{label} failed to load: {exc!r}")
+            )
+            continue
+        for check_spec in _module_specs(loaded):
+            check_spec.source = label
+            registry.add(check_spec)
+
+
+def plugin_folders(env: dict[str, str], sysroot: str = "") -> list[Path]:
+    folders = [Path(sysroot + SITE_DIR)]
+    folders += [Path(p) for p in env.get("AMPENV_CHECKS_PATH", "").split(":") if p]
+    return folders
+
+
+def discover(
+    env: dict[str, str], sysroot: str = "", euid: Optional[int] = None
+) -> Registry:
+    euid = os.geteuid() if euid is None else euid
+    registry = Registry()
+    _load_folder(registry, builtin_dir(), euid, builtin=True)
+    for folder in plugin_folders(env, sysroot):
+        _load_folder(registry, folder, euid)
+    _load_entry_points(registry)
+    return registry

@@ -1,0 +1,279 @@
+"""The runner: selection, dependencies, concurrency, per-check timeouts and the global deadline.
+
+Each check runs in a daemon thread. A check that raises becomes an ``error``; one that overruns
+its timeout is reported as an ``error`` naming the time it ran, and the run goes on without it
+(its subprocesses carry their own timeouts, so nothing outlives the doctor for long).
+Results are reported in registry order, whatever order they finished in.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import queue
+import socket
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ampenv import __version__
+from ampenv.checks import PROFILES, CheckContext, CheckSpec, Context, Result, Status
+from ampenv.registry import Registry
+
+DEFAULT_DEADLINES = {"quick": 30.0, "full": 120.0, "certify": 900.0}
+SCHEMA = "ampenv.report/1"
+
+
+@dataclass
+class CheckRun:
+    id: str
+    title: str
+    status: Status
+    summary: str
+    remedy: Optional[str] = None
+    details: list[str] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+    @classmethod
+    def of(cls, spec_id: str, title: str, result: Result, duration: float) -> CheckRun:
+        return cls(
+            spec_id,
+            title,
+            result.status,
+            result.summary,
+            result.remedy,
+            list(result.details),
+            dict(result.facts),
+            dict(result.metrics),
+            duration,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status.value,
+            "summary": self.summary,
+            "remedy": self.remedy,
+            "details": self.details,
+            "facts": self.facts,
+            "metrics": self.metrics,
+            "duration_s": round(self.duration_s, 4),
+        }
+
+
+@dataclass
+class Report:
+    profile: str
+    backend: str
+    started_at: str
+    duration_s: float
+    checks: list[CheckRun]
+    strict: bool = False
+    host: str = field(default_factory=socket.gethostname)
+
+    @property
+    def status(self) -> Status:
+        judged = [c.status for c in self.checks if c.status is not Status.SKIP]
+        return max(judged, key=lambda s: s.rank, default=Status.PASS)
+
+    @property
+    def exit_code(self) -> int:
+        statuses = {c.status for c in self.checks}
+        if Status.FAIL in statuses:
+            return 1
+        if Status.ERROR in statuses:
+            return 3
+        if self.strict and Status.WARN in statuses:
+            return 1
+        return 0
+
+    def get(self, check_id: str) -> Optional[CheckRun]:
+        return next((c for c in self.checks if c.id == check_id), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "ampenv_version": __version__,
+            "host": self.host,
+            "profile": self.profile,
+            "backend": self.backend,
+            "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 4),
+            "status": self.status.value,
+            "exit_code": self.exit_code,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+
+def matches(check_id: str, patterns: list[str]) -> bool:
+    """An id matches itself and every family prefix of it (``env`` or ``env.``)."""
+    for p in patterns:
+        p = p.rstrip(".")
+        if check_id == p or check_id.startswith(p + "."):
+            return True
+    return False
+
+
+def select(
+    specs: list[CheckSpec], profile: str, only: list[str], skip: list[str]
+) -> list[CheckSpec]:
+    """``--only`` picks checks whatever their profile; otherwise the profile decides."""
+    level = PROFILES.index(profile)
+    chosen = []
+    for spec in specs:
+        if only:
+            if not matches(spec.id, only):
+                continue
+        elif PROFILES.index(spec.profile) > level:
+            continue
+        if matches(spec.id, skip):
+            continue
+        chosen.append(spec)
+    return chosen
+
+
+def _execute(cctx: CheckContext, spec: CheckSpec) -> Result:
+    result = spec.func(cctx)
+    if not isinstance(result, Result):
+        return Result.error(
+            f"check {spec.id} returned {type(result).__name__}, not a Result",
+            details=["a check must return ampenv.checks.Result"],
+        )
+    if cctx.shared.fix and spec.fixer and result.status in (Status.WARN, Status.FAIL):
+        done = spec.fixer(cctx, result)
+        result = spec.func(cctx)
+        result.details.insert(0, f"--fix: {done}")
+    return result
+
+
+def _crash(spec: CheckSpec, exc: BaseException, elapsed: float) -> Result:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    return Result.error(
+        f"check {spec.id} crashed after {elapsed:.2f} s: {type(exc).__name__}: {exc}",
+        details=[line.rstrip() for line in "".join(tb[-3:]).splitlines()],
+    )
+
+
+def run(
+    ctx: Context,
+    registry: Registry,
+    *,
+    only: list[str] = (),  # type: ignore[assignment]
+    skip: list[str] = (),  # type: ignore[assignment]
+    workers: int = 8,
+) -> list[CheckRun]:
+    """Run the selected checks and return one CheckRun per check (and per load problem)."""
+    ordered = registry.ordered()
+    selected = select(ordered, ctx.profile, list(only), list(skip))
+    selected_ids = {s.id for s in selected}
+    config_skip = ctx.config.skipped()
+    done: dict[str, CheckRun] = {}
+    finished: queue.Queue = queue.Queue()
+    running: dict[str, tuple[CheckSpec, float, float]] = {}  # id -> spec, start, deadline
+    pending = list(selected)
+
+    def worker(spec: CheckSpec, cctx: CheckContext, start: float) -> None:
+        try:
+            result = _execute(cctx, spec)
+        except BaseException as exc:  # a check must never take the doctor down
+            result = _crash(spec, exc, time.monotonic() - start)
+        finished.put((spec.id, result, time.monotonic() - start))
+
+    def settle(spec: CheckSpec, result: Result, duration: float = 0.0) -> None:
+        done[spec.id] = CheckRun.of(spec.id, spec.title, result, duration)
+
+    while pending or running:
+        for spec in list(pending):
+            if len(running) >= workers:
+                break
+            deps = [n for n in spec.needs if n in selected_ids]
+            if any(d not in done for d in deps):
+                continue
+            pending.remove(spec)
+            settings = ctx.config.settings_for(spec)
+            blocked = [d for d in deps if done[d].status in (Status.FAIL, Status.ERROR, Status.SKIP)]
+            if matches(spec.id, config_skip) or settings.get("skip"):
+                settle(spec, Result.skip(f"skipped by {ctx.config.label}"))
+            elif blocked:
+                d = done[blocked[0]]
+                verb = "was skipped" if d.status is Status.SKIP else f"reported {d.status.value}"
+                settle(spec, Result.skip(f"needs {d.id}, which {verb}: {d.summary}"))
+            elif ctx.remaining() <= 0:
+                settle(spec, Result.error("not started: the run's global deadline had passed"))
+            else:
+                start = time.monotonic()
+                deadline = min(start + float(settings["timeout"]), ctx.deadline)
+                cctx = CheckContext(ctx, spec, settings)
+                threading.Thread(
+                    target=worker, args=(spec, cctx, start), name=spec.id, daemon=True
+                ).start()
+                running[spec.id] = (spec, start, deadline)
+        if not running:
+            if pending and not any(
+                all(n in done or n not in selected_ids for n in s.needs) for s in pending
+            ):
+                for spec in pending:  # only a dependency cycle can leave us here
+                    settle(spec, Result.error(f"dependency cycle: {spec.id} needs {spec.needs}"))
+                pending.clear()
+            continue
+        wait = max(0.0, min(d for _, _, d in running.values()) - time.monotonic())
+        try:
+            check_id, result, duration = finished.get(timeout=wait)
+        except queue.Empty:
+            now = time.monotonic()
+            for check_id, (spec, start, deadline) in list(running.items()):
+                if now >= deadline:
+                    del running[check_id]
+                    elapsed = now - start
+                    why = (
+                        "the run's global deadline"
+                        if deadline >= ctx.deadline
+                        else f"its timeout of {ctx.config.settings_for(spec)['timeout']:g} s"
+                    )
+                    settle(
+                        spec,
+                        Result.error(
+                            f"check {spec.id} timed out after {elapsed:.1f} s ({why})",
+                            details=[f'raise it with [checks."{spec.id}"] timeout = N'],
+                        ),
+                        elapsed,
+                    )
+            continue
+        if check_id in running:  # else: it finished after we gave up on it
+            spec = running.pop(check_id)[0]
+            settle(spec, result, duration)
+
+    runs = [done[s.id] for s in selected]
+    for problem in registry.problems:
+        runs.append(
+            CheckRun(
+                problem.id,
+                f"plugin {problem.source}",
+                Status.ERROR,
+                problem.summary,
+                details=problem.details,
+            )
+        )
+    return runs
+
+
+def make_report(
+    ctx: Context, runs: list[CheckRun], started: float, started_wall: float, strict: bool
+) -> Report:
+    started_at = (
+        _dt.datetime.fromtimestamp(started_wall, _dt.timezone.utc)
+        .isoformat(timespec="seconds")
+        .replace("+00:00", "Z")
+    )
+    return Report(
+        profile=ctx.profile,
+        backend=ctx.backend,
+        started_at=started_at,
+        duration_s=time.monotonic() - started,
+        checks=runs,
+        strict=strict,
+    )

@@ -1,0 +1,61 @@
+"""Shared test helpers: run the real CLI in a child process, against a planted node."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> dict:
+        return json.loads(self.stdout)
+
+    def check(self, check_id: str) -> dict:
+        return next(c for c in self.json["checks"] if c["id"] == check_id)
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """A minimal environment: no Ascend, HCCL or ampenv variables leak in from the host."""
+    keep = ("PATH", "HOME", "LANG", "TMPDIR", "SYSTEMROOT")
+    env = {k: v for k, v in os.environ.items() if k in keep}
+    env["NO_COLOR"] = "1"
+    env.update(extra)
+    return env
+
+
+def run_ampenv(
+    *args: str, env: Optional[dict[str, str]] = None, timeout: float = 120, cwd=None
+) -> Ran:
+    p = subprocess.run(
+        [sys.executable, "-m", "ampenv", *args],
+        env=clean_env() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+    )
+    return Ran(p.returncode, p.stdout, p.stderr)
+
+
+@pytest.fixture
+def sysroot(tmp_path: Path) -> Path:
+    """An empty planted node: AMPENV_SYSROOT points here."""
+    root = tmp_path / "root"
+    root.mkdir()
+    return root
