@@ -1,0 +1,54 @@
+"""Device work in a child Python process, so a hang or a crash in torch / torch_npu / a driver
+becomes a result instead of taking the doctor down.
+
+The child is ``python -m <module> [args]``. It reports by printing one line
+``AMPENV_RESULT <json>`` on stdout (use :func:`emit` in the child); everything else it prints is
+kept as raw text for diagnosis.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable, Optional
+
+from ampenv.probe import proc
+from ampenv.probe.proc import CommandResult
+
+MARKER = "AMPENV_RESULT "
+
+
+def emit(payload: dict[str, Any]) -> None:
+    """Child side: hand the result to the parent."""
+    sys.stdout.write(MARKER + json.dumps(payload, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def parse_payload(stdout: str) -> Optional[dict[str, Any]]:
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(MARKER):
+            try:
+                return json.loads(line[len(MARKER) :])
+            except ValueError:
+                return None
+    return None
+
+
+def run_module(
+    module: str,
+    args: list[str],
+    timeout: float,
+    *,
+    env: Optional[dict[str, str]] = None,
+    python: Optional[str] = None,
+    on_stderr_line: Optional[Callable[[str], None]] = None,
+) -> tuple[CommandResult, Optional[dict[str, Any]]]:
+    """Run ``python -m module args`` with a hard timeout; return the command and its payload."""
+    argv = [python or sys.executable, "-m", module, *args]
+    result = proc.run(argv, timeout, env=env, on_stderr_line=on_stderr_line)
+    return result, parse_payload(result.stdout)
+
+
+def tail(text: str, lines: int = 12) -> list[str]:
+    """The last lines of a child's output, for a report's details."""
+    return [line for line in text.strip().splitlines()[-lines:] if line.strip()]
