@@ -80,9 +80,7 @@ class Finding:
     remedy: Optional[str] = None
 
 
-def combine(
-    findings: list[Finding], ok_summary: str, **kw: Any
-) -> Result:
+def combine(findings: list[Finding], ok_summary: str, **kw: Any) -> Result:
     """Fold findings into one Result: the worst status wins, every message becomes a detail,
     the worst finding is the summary and the remedies are joined in order, without repeats."""
     bad = [f for f in findings if f.status.rank > Status.SKIP.rank]

@@ -57,9 +57,7 @@ class Registry:
     def ordered(self) -> list[CheckSpec]:
         index = {f: i for i, f in enumerate(FAMILY_ORDER)}
         specs = list(self.checks.values())
-        return sorted(
-            specs, key=lambda s: (index.get(s.family, len(FAMILY_ORDER)), specs.index(s))
-        )
+        return sorted(specs, key=lambda s: (index.get(s.family, len(FAMILY_ORDER)), specs.index(s)))
 
 
 def builtin_dir() -> Path:
@@ -183,9 +181,7 @@ def plugin_folders(env: dict[str, str], sysroot: str = "") -> list[Path]:
     return folders
 
 
-def discover(
-    env: dict[str, str], sysroot: str = "", euid: Optional[int] = None
-) -> Registry:
+def discover(env: dict[str, str], sysroot: str = "", euid: Optional[int] = None) -> Registry:
     euid = os.geteuid() if euid is None else euid
     registry = Registry()
     _load_folder(registry, builtin_dir(), euid, builtin=True)

@@ -195,7 +195,9 @@ def run(
                 continue
             pending.remove(spec)
             settings = ctx.config.settings_for(spec)
-            blocked = [d for d in deps if done[d].status in (Status.FAIL, Status.ERROR, Status.SKIP)]
+            blocked = [
+                d for d in deps if done[d].status in (Status.FAIL, Status.ERROR, Status.SKIP)
+            ]
             if matches(spec.id, config_skip) or settings.get("skip"):
                 settle(spec, Result.skip(f"skipped by {ctx.config.label}"))
             elif blocked:

@@ -62,26 +62,36 @@ def _disk_roots(ctx: CheckContext) -> list[str]:
 def host_resources(ctx: CheckContext) -> Result:
     """CPU count, available memory, free disk under the cache and log roots, /dev/shm size."""
     kind = "cpu" if ctx.backend == "cpu" else "accelerator"
-    limits = {k: ctx.settings.get(k) if ctx.settings.get(k) is not None else v
-              for k, v in DEFAULTS[kind].items()}
+    limits = {
+        k: ctx.settings.get(k) if ctx.settings.get(k) is not None else v
+        for k, v in DEFAULTS[kind].items()
+    }
     host = ctx.probe.host()
     findings: list[Finding] = []
     facts: dict = dict(host)
 
     cpus = host["cpu_count"]
     if cpus < limits["min_cpus"]:
-        findings.append(Finding(Status.WARN, f"{cpus} CPUs, fewer than {limits['min_cpus']}",
-                                "run on a node with more CPUs, or lower num_workers of the "
-                                "DataLoader to the CPU count"))
+        findings.append(
+            Finding(
+                Status.WARN,
+                f"{cpus} CPUs, fewer than {limits['min_cpus']}",
+                "run on a node with more CPUs, or lower num_workers of the "
+                "DataLoader to the CPU count",
+            )
+        )
     else:
         findings.append(Finding(Status.PASS, f"{cpus} CPUs"))
 
     avail_gb = host["mem_available_bytes"] / GIB
     if avail_gb < limits["min_mem_gb"]:
-        findings.append(Finding(Status.WARN,
-                                f"{avail_gb:.1f} GiB memory available, below {limits['min_mem_gb']:g}",
-                                "stop what holds memory (`ps aux --sort=-rss | head`) or use a "
-                                "larger node"))
+        findings.append(
+            Finding(
+                Status.WARN,
+                f"{avail_gb:.1f} GiB memory available, below {limits['min_mem_gb']:g}",
+                "stop what holds memory (`ps aux --sort=-rss | head`) or use a larger node",
+            )
+        )
     else:
         findings.append(Finding(Status.PASS, f"{avail_gb:.1f} GiB memory available"))
 
@@ -95,29 +105,41 @@ def host_resources(ctx: CheckContext) -> Result:
         free_gb = usage["free"] / GIB
         disks[root] = round(free_gb, 2)
         if free_gb < limits["min_disk_gb"]:
-            findings.append(Finding(Status.FAIL if free_gb < 1 else Status.WARN,
-                                    f"{free_gb:.1f} GiB free under {root}, below "
-                                    f"{limits['min_disk_gb']:g}",
-                                    f"free space under {root}: `ampenv clean --yes` removes "
-                                    "stale caches and old logs"))
+            findings.append(
+                Finding(
+                    Status.FAIL if free_gb < 1 else Status.WARN,
+                    f"{free_gb:.1f} GiB free under {root}, below {limits['min_disk_gb']:g}",
+                    f"free space under {root}: `ampenv clean --yes` removes "
+                    "stale caches and old logs",
+                )
+            )
     facts["disk_free_gb"] = disks
 
     shm = _shm_size(ctx)
     if shm is None:
-        findings.append(Finding(Status.PASS, "/dev/shm not found; DataLoader workers will use "
-                                "file-backed sharing"))
+        findings.append(
+            Finding(
+                Status.PASS, "/dev/shm not found; DataLoader workers will use file-backed sharing"
+            )
+        )
     else:
         shm_gb = shm / GIB
         facts["shm_gb"] = round(shm_gb, 3)
         if shm_gb < limits["min_shm_gb"]:
-            findings.append(Finding(Status.WARN, f"/dev/shm is {shm_gb * 1024:.0f} MiB, below "
-                                    f"{limits['min_shm_gb']:g} GiB: DataLoader workers will "
-                                    "crash with 'bus error'",
-                                    "docker run --shm-size=16g ... (Kubernetes: mount an "
-                                    "emptyDir with medium: Memory at /dev/shm)"))
+            findings.append(
+                Finding(
+                    Status.WARN,
+                    f"/dev/shm is {shm_gb * 1024:.0f} MiB, below "
+                    f"{limits['min_shm_gb']:g} GiB: DataLoader workers will "
+                    "crash with 'bus error'",
+                    "docker run --shm-size=16g ... (Kubernetes: mount an "
+                    "emptyDir with medium: Memory at /dev/shm)",
+                )
+            )
         else:
             findings.append(Finding(Status.PASS, f"/dev/shm {shm_gb:.1f} GiB"))
 
     summary = f"{cpus} CPUs, {avail_gb:.1f} GiB available, " + (
-        f"/dev/shm {shm / GIB:.1f} GiB" if shm else "no /dev/shm")
+        f"/dev/shm {shm / GIB:.1f} GiB" if shm else "no /dev/shm"
+    )
     return combine(findings, summary, facts=facts)

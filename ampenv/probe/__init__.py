@@ -36,9 +36,7 @@ class Probe:
 
     offline = False
 
-    def __init__(
-        self, sysroot: Optional[str] = None, env: Optional[dict[str, str]] = None
-    ) -> None:
+    def __init__(self, sysroot: Optional[str] = None, env: Optional[dict[str, str]] = None) -> None:
         self.sysroot = sysroot or ""
         self.env: dict[str, str] = dict(os.environ if env is None else env)
         self._cache: dict[Any, Any] = {}
@@ -140,7 +138,11 @@ class Probe:
                 dev = os.stat(path).st_dev
             except OSError:
                 return None
-            return {"total": st.f_blocks * st.f_frsize, "free": st.f_bavail * st.f_frsize, "dev": dev}
+            return {
+                "total": st.f_blocks * st.f_frsize,
+                "free": st.f_bavail * st.f_frsize,
+                "dev": dev,
+            }
 
         return self.fact(("disk", p), stat)
 

@@ -7,6 +7,7 @@ wedged torch_npu child never outlives the doctor.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import signal
@@ -104,15 +105,11 @@ def kill_tree(pid: int) -> None:
         descendants = psutil.Process(pid).children(recursive=True)
     except psutil.Error:
         descendants = []
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     for p in descendants:
-        try:
+        with contextlib.suppress(psutil.Error):
             p.kill()
-        except psutil.Error:
-            pass
 
 
 def run(
@@ -188,6 +185,4 @@ def run(
         outcome = Outcome.EXIT
     else:
         outcome = Outcome.OK
-    return CommandResult(
-        argv, outcome, rc, "".join(out), "".join(err), duration, timeout_s=timeout
-    )
+    return CommandResult(argv, outcome, rc, "".join(out), "".join(err), duration, timeout_s=timeout)

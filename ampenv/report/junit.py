@@ -24,7 +24,10 @@ def render(report: Report, **_: Any) -> str:
     )
     for c in report.checks:
         case = ET.SubElement(
-            suite, "testcase", classname=f"ampenv.{c.id.split('.')[0]}", name=c.id,
+            suite,
+            "testcase",
+            classname=f"ampenv.{c.id.split('.')[0]}",
+            name=c.id,
             time=f"{c.duration_s:.3f}",
         )
         body = "\n".join([*c.details, *([f"remedy: {c.remedy}"] if c.remedy else [])])
@@ -37,4 +40,6 @@ def render(report: Report, **_: Any) -> str:
         elif c.status is Status.WARN:
             ET.SubElement(case, "system-out").text = f"warning: {c.summary}\n{body}"
     ET.indent(suite)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+    )
