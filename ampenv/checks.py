@@ -121,6 +121,9 @@ class CheckSpec:
     func: Callable[[CheckContext], Result]
     profile: str = "quick"
     needs: tuple[str, ...] = ()
+    # Run after these checks when they are selected, whatever they report (needs also waits,
+    # but skips this check when a need did not pass): for reusing their memoised facts.
+    after: tuple[str, ...] = ()
     timeout: float = 5.0
     why: str = ""
     remedies: tuple[str, ...] = ()
@@ -152,6 +155,7 @@ def check(
     title: str,
     profile: str = "quick",
     needs: tuple[str, ...] | list[str] = (),
+    after: tuple[str, ...] | list[str] = (),
     timeout: float = 5.0,
     why: str = "",
     remedies: tuple[str, ...] | list[str] = (),
@@ -168,6 +172,7 @@ def check(
             func=func,
             profile=profile,
             needs=tuple(needs),
+            after=tuple(after),
             timeout=timeout,
             why=why,
             remedies=tuple(remedies),
@@ -207,10 +212,12 @@ class CheckContext:
     shared: Context
     spec: CheckSpec
     settings: dict[str, Any]
+    deadline: float = float("inf")  # time.monotonic() value: this check's own timeout
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.shared, name)
 
     def timeout_left(self, wanted: float) -> float:
         """A subprocess timeout that still fits inside this check's and the run's budget."""
-        return max(0.1, min(wanted, self.shared.remaining()))
+        left = min(self.deadline, self.shared.deadline) - time.monotonic()
+        return max(0.1, min(wanted, left))

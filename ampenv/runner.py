@@ -23,6 +23,9 @@ from ampenv.registry import Registry
 
 DEFAULT_DEADLINES = {"quick": 30.0, "full": 120.0, "certify": 900.0}
 SCHEMA = "ampenv.report/1"
+# A check whose commands honour ctx.timeout_left() reports its own verdict ("npu-smi did not
+# answer in 10 s") a moment after its timeout; only past this grace does the runner cut it off.
+REPORT_GRACE = 1.0
 
 
 @dataclass
@@ -191,7 +194,7 @@ def run(
             if len(running) >= workers:
                 break
             deps = [n for n in spec.needs if n in selected_ids]
-            if any(d not in done for d in deps):
+            if any(d not in done for d in (*deps, *spec.after) if d in selected_ids):
                 continue
             pending.remove(spec)
             settings = ctx.config.settings_for(spec)
@@ -209,14 +212,15 @@ def run(
             else:
                 start = time.monotonic()
                 deadline = min(start + float(settings["timeout"]), ctx.deadline)
-                cctx = CheckContext(ctx, spec, settings)
+                cctx = CheckContext(ctx, spec, settings, deadline)
                 threading.Thread(
                     target=worker, args=(spec, cctx, start), name=spec.id, daemon=True
                 ).start()
-                running[spec.id] = (spec, start, deadline)
+                running[spec.id] = (spec, start, deadline + REPORT_GRACE)
         if not running:
             if pending and not any(
-                all(n in done or n not in selected_ids for n in s.needs) for s in pending
+                all(n in done or n not in selected_ids for n in (*s.needs, *s.after))
+                for s in pending
             ):
                 for spec in pending:  # only a dependency cycle can leave us here
                     settle(spec, Result.error(f"dependency cycle: {spec.id} needs {spec.needs}"))
@@ -233,7 +237,7 @@ def run(
                     elapsed = now - start
                     why = (
                         "the run's global deadline"
-                        if deadline >= ctx.deadline
+                        if deadline - REPORT_GRACE >= ctx.deadline
                         else f"its timeout of {ctx.config.settings_for(spec)['timeout']:g} s"
                     )
                     settle(
