@@ -112,22 +112,109 @@ def kill_tree(pid: int) -> None:
             p.kill()
 
 
-def run(
+class Spawned:
+    """A command started by :func:`spawn`: poll it, wait for it, kill its tree, then
+    :meth:`finish` for its :class:`CommandResult`. Lets a caller watch several commands
+    under one deadline with the same rules as :func:`run`."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        popen: Optional[subprocess.Popen],
+        *,
+        error: str = "",
+        on_stdout_line: Optional[Callable[[str], None]] = None,
+        on_stderr_line: Optional[Callable[[str], None]] = None,
+    ) -> None:
+        self.argv = argv
+        self.popen = popen
+        self.error = error  # why it could not start
+        self.start = time.monotonic()
+        self.killed = False
+        self._out: list[str] = []
+        self._err: list[str] = []
+        self._pumps: list[threading.Thread] = []
+        if popen is not None:
+            for stream, sink, hook in (
+                (popen.stdout, self._out, on_stdout_line),
+                (popen.stderr, self._err, on_stderr_line),
+            ):
+                t = threading.Thread(target=_pump, args=(stream, sink, hook), daemon=True)
+                t.start()
+                self._pumps.append(t)
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self.popen.pid if self.popen is not None else None
+
+    def poll(self) -> Optional[int]:
+        """The exit code, or None while it runs (a command that never started reads -1)."""
+        return self.popen.poll() if self.popen is not None else -1
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; True once it has exited."""
+        if self.popen is None:
+            return True
+        try:
+            self.popen.wait(timeout=max(0.0, timeout))
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def kill(self) -> None:
+        """Kill its whole tree; :meth:`finish` then reports it as timed out."""
+        if self.popen is not None:
+            self.killed = True
+            kill_tree(self.popen.pid)
+            self.popen.wait()
+
+    def finish(self, timeout_s: float = 0.0) -> CommandResult:
+        """Reap it (it must have exited or been killed) and describe what happened."""
+        if self.popen is None:
+            return CommandResult(self.argv, Outcome.MISSING, error=self.error, timeout_s=timeout_s)
+        self.popen.wait()
+        # A grandchild that kept our pipes open must not keep us waiting.
+        for t in self._pumps:
+            t.join(timeout=1.0)
+        if any(t.is_alive() for t in self._pumps):
+            kill_tree(self.popen.pid)
+        duration = time.monotonic() - self.start
+        rc = self.popen.returncode
+        if self.killed:
+            outcome = Outcome.TIMEOUT
+        elif rc is not None and rc < 0:
+            outcome = Outcome.SIGNAL
+        elif rc:
+            outcome = Outcome.EXIT
+        else:
+            outcome = Outcome.OK
+        return CommandResult(
+            self.argv,
+            outcome,
+            rc,
+            "".join(self._out),
+            "".join(self._err),
+            duration,
+            timeout_s=timeout_s,
+        )
+
+
+def spawn(
     argv: list[str],
-    timeout: float,
     *,
     env: Optional[dict[str, str]] = None,
     cwd: Optional[str] = None,
     input: Optional[str] = None,
+    on_stdout_line: Optional[Callable[[str], None]] = None,
     on_stderr_line: Optional[Callable[[str], None]] = None,
-) -> CommandResult:
-    """Run ``argv`` with a hard timeout; never raises for the command's own failures."""
+) -> Spawned:
+    """Start ``argv`` in its own process group and return at once; never raises for a
+    command that cannot start (its :meth:`Spawned.finish` says MISSING)."""
     if isinstance(argv, str) or not argv:
         raise TypeError("argv must be a non-empty list of strings, never a shell string")
     argv = [str(a) for a in argv]
-    start = time.monotonic()
     try:
-        proc = subprocess.Popen(
+        popen = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -139,50 +226,32 @@ def run(
             start_new_session=True,  # its own process group, so a timeout kills all of it
         )
     except (FileNotFoundError, PermissionError, NotADirectoryError, OSError) as exc:
-        return CommandResult(
-            argv, Outcome.MISSING, error=exc.strerror or str(exc), timeout_s=timeout
-        )
-
-    out: list[str] = []
-    err: list[str] = []
-    pumps = [
-        threading.Thread(target=_pump, args=(proc.stdout, out, None), daemon=True),
-        threading.Thread(target=_pump, args=(proc.stderr, err, on_stderr_line), daemon=True),
-    ]
-    for t in pumps:
-        t.start()
+        return Spawned(argv, None, error=exc.strerror or str(exc))
+    started = Spawned(argv, popen, on_stdout_line=on_stdout_line, on_stderr_line=on_stderr_line)
     if input is not None:
         try:
-            proc.stdin.write(input)
-            proc.stdin.close()
+            popen.stdin.write(input)
+            popen.stdin.close()
         except OSError:
             pass
+    return started
 
-    timed_out = False
+
+def run(
+    argv: list[str],
+    timeout: float,
+    *,
+    env: Optional[dict[str, str]] = None,
+    cwd: Optional[str] = None,
+    input: Optional[str] = None,
+    on_stderr_line: Optional[Callable[[str], None]] = None,
+) -> CommandResult:
+    """Run ``argv`` with a hard timeout; never raises for the command's own failures."""
+    started = spawn(argv, env=env, cwd=cwd, input=input, on_stderr_line=on_stderr_line)
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        kill_tree(proc.pid)
-        proc.wait()
+        if not started.wait(timeout):
+            started.kill()
     except BaseException:  # KeyboardInterrupt: take the child down with us
-        kill_tree(proc.pid)
-        proc.wait()
+        started.kill()
         raise
-    # A grandchild that kept our pipes open must not keep us waiting.
-    for t in pumps:
-        t.join(timeout=1.0)
-    if any(t.is_alive() for t in pumps):
-        kill_tree(proc.pid)
-    duration = time.monotonic() - start
-
-    rc = proc.returncode
-    if timed_out:
-        outcome = Outcome.TIMEOUT
-    elif rc is not None and rc < 0:
-        outcome = Outcome.SIGNAL
-    elif rc:
-        outcome = Outcome.EXIT
-    else:
-        outcome = Outcome.OK
-    return CommandResult(argv, outcome, rc, "".join(out), "".join(err), duration, timeout_s=timeout)
+    return started.finish(timeout)
