@@ -26,6 +26,7 @@ SCHEMA = "ampenv.report/1"
 # A check whose commands honour ctx.timeout_left() reports its own verdict ("npu-smi did not
 # answer in 10 s") a moment after its timeout; only past this grace does the runner cut it off.
 REPORT_GRACE = 1.0
+OFFLINE_ACTIVE = "active check: it runs device work on the live node, which a bundle cannot replay"
 
 
 @dataclass
@@ -207,6 +208,10 @@ def run(
                 d = done[blocked[0]]
                 verb = "was skipped" if d.status is Status.SKIP else f"reported {d.status.value}"
                 settle(spec, Result.skip(f"needs {d.id}, which {verb}: {d.summary}"))
+            elif ctx.probe.offline and spec.profile != "quick":
+                # Active checks do device work in children on the live node; offline they
+                # would judge the machine reading the bundle instead.
+                settle(spec, Result.skip(OFFLINE_ACTIVE))
             elif ctx.remaining() <= 0:
                 settle(spec, Result.error("not started: the run's global deadline had passed"))
             else:
@@ -282,4 +287,5 @@ def make_report(
         duration_s=time.monotonic() - started,
         checks=runs,
         strict=strict,
+        host=ctx.probe.hostname(),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob as _glob
 import os
+import socket
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ class Probe:
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
         self.commands: list[CommandResult] = []  # every command run, for bundles
+        self._globs: dict[str, list[str]] = {}  # last answer per pattern, for bundles
 
     # -- memoisation -------------------------------------------------------------------------
     def fact(self, key: Any, compute: Callable[[], T]) -> T:
@@ -81,7 +83,11 @@ class Probe:
         """System paths (without the sysroot prefix) matching an absolute pattern."""
         prefix = self.sysroot
         hits = _glob.glob(prefix + pattern) if prefix else _glob.glob(pattern)
-        return sorted(h[len(prefix) :] if prefix else h for h in hits)
+        found = sorted(h[len(prefix) :] if prefix else h for h in hits)
+        # Not memoised (a --fix rerun must see what it removed); the last answer is recorded.
+        with self._guard:
+            self._globs[pattern] = found
+        return found
 
     # -- commands ----------------------------------------------------------------------------
     def which(self, tool: str, extra_dirs: tuple[str, ...] = ASCEND_TOOL_DIRS) -> Optional[str]:
@@ -110,6 +116,9 @@ class Probe:
         return self.fact(("run", tuple(argv)), execute)
 
     # -- host --------------------------------------------------------------------------------
+    def hostname(self) -> str:
+        return self.fact("hostname", socket.gethostname)
+
     def host(self) -> dict[str, Any]:
         """CPU count and memory, from psutil (a bundle replays what was recorded)."""
 
@@ -167,6 +176,27 @@ class Probe:
     # -- backend -----------------------------------------------------------------------------
     def backend(self) -> Backend:
         return self.fact("backend", lambda: detect_backend(self))
+
+    # -- recording ---------------------------------------------------------------------------
+    def recorded(self) -> dict[str, Any]:
+        """Every primitive answer given so far, JSON-ready: what a support bundle stores
+        (derived facts are left out: a bundle probe recomputes them from these)."""
+        with self._guard:
+            cache = dict(self._cache)
+            globs = dict(self._globs)
+        rec: dict[str, Any] = {"files": {}, "globs": globs, "which": [], "disk": {}}
+        for key, value in cache.items():
+            kind = key[0] if isinstance(key, tuple) else key
+            if kind == "file":
+                rec["files"][key[1]] = value
+            elif kind == "which":
+                rec["which"].append({"tool": key[1], "extra_dirs": list(key[2]), "path": value})
+            elif kind == "disk":
+                rec["disk"][key[1]] = value
+            elif kind in ("host", "hostname", "distributions"):
+                rec[kind] = value
+        rec["commands"] = [c.to_dict() for c in self.commands]
+        return rec
 
 
 def detect_backend(probe: Probe) -> Backend:
