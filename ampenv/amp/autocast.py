@@ -1,0 +1,157 @@
+"""amp.autocast: torch.autocast for the model's device, plus ampenv's op policy.
+
+The policy (fp32-only functions, the attention rule, registered functions) works the way apex's O1
+did, by replacing the functions on their modules, but only while some amp.autocast is open, and the
+replacements act only in threads inside an active amp.autocast: elsewhere they call the original.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch.utils._pytree import tree_map
+
+from . import policy, state
+from .device import TorchDevice, choose_dtype
+
+LOW = (torch.float16, torch.bfloat16)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One open amp.autocast (or a float rule running inside one) in this thread."""
+
+    device_type: str
+    dtype: torch.dtype
+    active: bool
+    rules: dict[tuple[Any, str], policy.Rule] = field(default_factory=dict)
+    reason: str | None = None  # set while a float rule runs: why its ops are fp32
+
+
+_local = threading.local()
+
+
+def _frames() -> list[Frame]:
+    if not hasattr(_local, "frames"):
+        _local.frames = []
+    return _local.frames
+
+
+def current_frame() -> Frame | None:
+    frames = _frames()
+    return frames[-1] if frames else None
+
+
+@contextmanager
+def _push(frame: Frame) -> Iterator[None]:
+    frames = _frames()
+    frames.append(frame)
+    try:
+        yield
+    finally:
+        frames.pop()
+
+
+def cast_tensors(tree: Any, sources: tuple[torch.dtype, ...], target: torch.dtype) -> Any:
+    def cast(x: Any) -> Any:
+        if isinstance(x, torch.Tensor) and x.dtype in sources:
+            return x.to(target)
+        return x
+
+    return tree_map(cast, tree)
+
+
+def _wrap(key: tuple[Any, str], original: Callable) -> Callable:
+    @functools.wraps(original)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        frame = current_frame()
+        rule = frame.rules.get(key) if frame is not None else None
+        if rule is None:
+            return original(*args, **kwargs)
+        if rule.kind == "half":
+            args, kwargs = cast_tensors((args, kwargs), (torch.float32,), frame.dtype)
+            return original(*args, **kwargs)
+        args, kwargs = cast_tensors((args, kwargs), LOW, torch.float32)
+        inner = Frame(frame.device_type, frame.dtype, active=False, reason=rule.reason)
+        with _push(inner), torch.autocast(frame.device_type, enabled=False):
+            return original(*args, **kwargs)
+
+    return wrapper
+
+
+_MISSING = object()
+_lock = threading.Lock()
+_installed: dict[tuple[Any, str], list[Any]] = {}  # key -> [open autocasts using it, own value]
+
+
+def _install(keys: list[tuple[Any, str]]) -> None:
+    with _lock:
+        for key in keys:
+            if key in _installed:
+                _installed[key][0] += 1
+                continue
+            owner, name = key
+            # vars(): a method torch.Tensor inherits is restored by deleting the override.
+            _installed[key] = [1, vars(owner).get(name, _MISSING)]
+            setattr(owner, name, _wrap(key, getattr(owner, name)))
+
+
+def _uninstall(keys: list[tuple[Any, str]]) -> None:
+    with _lock:
+        for key in keys:
+            entry = _installed[key]
+            entry[0] -= 1
+            if entry[0]:
+                continue
+            del _installed[key]
+            owner, name = key
+            if entry[1] is _MISSING:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, entry[1])
+
+
+@contextmanager
+def autocast(
+    enabled: bool = True,
+    *,
+    device_type: str | None = None,
+    dtype: torch.dtype | None = None,
+    attention_fp32: bool = False,
+) -> Iterator[None]:
+    """Mixed precision for the region: torch.autocast plus the fp32 op policy.
+
+    Without `device_type` it follows amp.initialize: the model's device and dtype, and the level
+    (active at O1 and O2; O0 is fp32 and O3 pure low precision). With `device_type` it is a
+    standalone autocast for that device (`dtype` defaults to the device's). `attention_fp32` also
+    runs scaled_dot_product_attention and multi-head attention in fp32.
+    """
+    amp_state = state.current()
+    if device_type is None:
+        if amp_state is None:
+            raise RuntimeError(
+                "amp.autocast() follows amp.initialize(): call it first, or pass "
+                "device_type='cpu' / 'cuda' / 'npu'"
+            )
+        device_type = amp_state.device.device.type
+        dtype = amp_state.dtype if dtype is None else dtype
+        enabled = enabled and amp_state.properties.autocast
+    if dtype is None:
+        dtype = choose_dtype(TorchDevice.of(device_type))
+    rules = policy.rules(attention_fp32) if enabled else {}
+    keys = list(rules)
+    _install(keys)
+    try:
+        with (
+            torch.autocast(device_type, dtype=dtype, enabled=enabled),
+            _push(Frame(device_type, dtype, enabled, rules)),
+        ):
+            yield
+    finally:
+        _uninstall(keys)
