@@ -12,6 +12,8 @@ FORMATS = {
     "text": "text",
     "json": "json_report",
     "junit": "junit",
+    "prometheus": "prometheus",
+    "npd": "npd",
 }
 
 

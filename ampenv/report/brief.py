@@ -1,0 +1,48 @@
+"""Short forms of a report for hooks and the entrypoint: one headline, or the problems only.
+
+Cluster hooks show one line (`sinfo -R`, an NPD condition message); the container entrypoint
+writes only what needs attention to stderr, since stdout belongs to the job.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ampenv.checks import Status
+from ampenv.runner import CheckRun, Report
+
+VERDICTS = {0: "healthy", 1: "unhealthy", 3: "could not judge"}
+
+
+def worst(report: Report) -> Optional[CheckRun]:
+    """The check that decides the verdict: the first of the worst status (skips never do)."""
+    judged = [c for c in report.checks if c.status not in (Status.PASS, Status.SKIP)]
+    if not judged:
+        return None
+    top = max(c.status.rank for c in judged)
+    return next(c for c in judged if c.status.rank == top)
+
+
+def headline(report: Report) -> str:
+    """`<check id>: <summary>` of the deciding check, or a healthy count."""
+    c = worst(report)
+    if c is None:
+        return f"healthy: {len(report.checks)} checks passed or skipped"
+    return f"{c.id}: {c.summary}"
+
+
+def render(report: Report, **_: object) -> str:
+    """Every check that needs attention, with its remedy, then the verdict."""
+    lines = []
+    for c in report.checks:
+        if c.status in (Status.PASS, Status.SKIP):
+            continue
+        lines.append(f"ampenv: {c.status.value} {c.id}: {c.summary}")
+        if c.remedy:
+            lines.append(f"ampenv:   fix: {c.remedy}")
+    verdict = VERDICTS.get(report.exit_code, "unhealthy")
+    lines.append(
+        f"ampenv: {verdict} ({len(report.checks)} checks, profile {report.profile}, "
+        f"{report.duration_s:.2f} s)"
+    )
+    return "\n".join(lines) + "\n"

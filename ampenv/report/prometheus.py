@@ -1,0 +1,102 @@
+"""``--format prometheus``: the text exposition format, for node_exporter's textfile collector.
+
+Pure: everything comes from the report, plus what the CLI learnt elsewhere (``certified``,
+from ``certificate verify``). No sample carries a timestamp (node_exporter rejects them);
+the run's completion time is a gauge of its own.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import re
+from typing import Optional
+
+from ampenv.checks import Status
+from ampenv.runner import Report
+
+PREFIX = "ampenv_"
+
+
+def escape_label(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+
+
+def _escape_help(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def format_value(value: float) -> str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    return repr(float(value)) if not float(value).is_integer() else str(int(value))
+
+
+def metric_name(raw: str) -> str:
+    """A valid metric name from a free-form key (smoke metric names are snake_case already)."""
+    name = re.sub(r"[^a-zA-Z0-9_]", "_", raw)
+    return name if not name[:1].isdigit() else "_" + name
+
+
+class _Family:
+    def __init__(self, name: str, help_text: str) -> None:
+        self.lines = [f"# HELP {name} {_escape_help(help_text)}", f"# TYPE {name} gauge"]
+        self.name = name
+
+    def sample(self, value: float, **labels: str) -> None:
+        shown = ",".join(f'{k}="{escape_label(v)}"' for k, v in labels.items())
+        series = f"{self.name}{{{shown}}}" if shown else self.name
+        self.lines.append(f"{series} {format_value(value)}")
+
+
+def _finished_at(report: Report) -> float:
+    started = _dt.datetime.fromisoformat(report.started_at.replace("Z", "+00:00"))
+    return started.timestamp() + report.duration_s
+
+
+def _smoke_families(report: Report) -> list[_Family]:
+    families: dict[str, _Family] = {}
+    for c in report.checks:
+        if c.id.split(".", 1)[0] != "smoke":
+            continue
+        for key, value in c.metrics.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            name = f"{PREFIX}smoke_{metric_name(key)}"
+            fam = families.setdefault(
+                name, _Family(name, f"smoke metric {key} of the last run (see design.md)")
+            )
+            fam.sample(float(value), check=c.id)
+    return list(families.values())
+
+
+def render(report: Report, *, certified: Optional[bool] = None, **_: object) -> str:
+    status = _Family(
+        f"{PREFIX}check_status",
+        "1 for the status each check reported in the last run, 0 for the other statuses.",
+    )
+    duration = _Family(f"{PREFIX}check_duration_seconds", "Wall time each check took.")
+    for c in report.checks:
+        for s in Status:
+            status.sample(1 if c.status is s else 0, check=c.id, status=s.value)
+        duration.sample(c.duration_s, check=c.id)
+    last = _Family(f"{PREFIX}last_run_timestamp_seconds", "Unix time the last run finished.")
+    last.sample(_finished_at(report))
+    healthy = _Family(
+        f"{PREFIX}node_healthy",
+        "1 when the last run's exit code was 0 (no check failed or errored), else 0.",
+    )
+    healthy.sample(1 if report.exit_code == 0 else 0)
+    families = [status, duration, last, healthy]
+    if certified is not None:
+        cert = _Family(
+            f"{PREFIX}certified",
+            "1 when `ampenv certificate verify` accepted this node's certificate "
+            "(fresh, fingerprint matches the node now), else 0.",
+        )
+        cert.sample(1 if certified else 0)
+        families.append(cert)
+    families += _smoke_families(report)
+    return "\n".join(line for fam in families for line in fam.lines) + "\n"
