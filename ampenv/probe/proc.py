@@ -112,6 +112,17 @@ def kill_tree(pid: int) -> None:
             p.kill()
 
 
+def kill_children() -> None:
+    """Kill every process this one started that still runs, with its tree. Called before
+    ampenv execs a job or exits from a hook: a command whose check the runner gave up on
+    (its deadline passed) must not outlive the verdict."""
+    for child in psutil.Process().children():
+        kill_tree(child.pid)
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+            child.wait(timeout=1)  # reap it, so the job we become inherits no zombie
+
+
 class Spawned:
     """A command started by :func:`spawn`: poll it, wait for it, kill its tree, then
     :meth:`finish` for its :class:`CommandResult`. Lets a caller watch several commands
