@@ -74,9 +74,11 @@ def _wrap(key: tuple[Any, str], original: Callable) -> Callable:
         rule = frame.rules.get(key) if frame is not None else None
         if rule is None:
             return original(*args, **kwargs)
+        # The rule holds for the whole call: functions it calls are not re-cast by the policy.
         if rule.kind == "half":
             args, kwargs = cast_tensors((args, kwargs), (torch.float32,), frame.dtype)
-            return original(*args, **kwargs)
+            with _push(Frame(frame.device_type, frame.dtype, active=True)):
+                return original(*args, **kwargs)
         args, kwargs = cast_tensors((args, kwargs), LOW, torch.float32)
         inner = Frame(frame.device_type, frame.dtype, active=False, reason=rule.reason)
         with _push(inner), torch.autocast(frame.device_type, enabled=False):
@@ -148,10 +150,8 @@ def autocast(
     keys = list(rules)
     _install(keys)
     try:
-        with (
-            torch.autocast(device_type, dtype=dtype, enabled=enabled),
-            _push(Frame(device_type, dtype, enabled, rules)),
-        ):
+        frame = Frame(device_type, dtype, enabled, rules)
+        with torch.autocast(device_type, dtype=dtype, enabled=enabled), _push(frame):
             yield
     finally:
         _uninstall(keys)
