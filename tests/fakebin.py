@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional, Union
 
-_SCRIPT = '''\
+_SCRIPT = """\
 import json, os, signal, sys, time
 SPEC = json.loads({spec!r})
 args = " ".join(sys.argv[1:])
@@ -51,7 +51,7 @@ if reply["hang"]:
     while True:
         time.sleep(60)
 sys.exit(reply["exit_code"])
-'''
+"""
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,7 @@ def fake_tool(
         "replay": {args: asdict(_reply(rec)) for args, rec in (replay or {}).items()},
         "default": asdict(default) if default else None,
     }
-    path.write_text(
-        f"#!{sys.executable} -IS\n" + _SCRIPT.format(spec=json.dumps(spec), name=name)
-    )
+    path.write_text(f"#!{sys.executable} -IS\n" + _SCRIPT.format(spec=json.dumps(spec), name=name))
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return path
 
