@@ -43,6 +43,11 @@ SECTIONS: dict[str, dict[str, Setting] | str] = {
     },
     "cache": {
         "roots": Setting(list, [], "extra cache folders ampenv may clean"),
+        "stale_after_days": Setting(
+            float, 30.0, "logs and [cache] roots entries untouched this long are stale"
+        ),
+        "log_max_age_days": Setting(float, 7.0, "scan only plogs written in the last N days"),
+        "log_tail_mb": Setting(float, 4.0, "read only the last N MiB of each log"),
     },
     "runner": {
         "deadline": Setting(float, 0.0, "global deadline in seconds (0: the profile's default)"),
