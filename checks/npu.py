@@ -134,24 +134,27 @@ def _resets(holders: list[tuple[Holder, PidState]]) -> str:
     return "; ".join(f"`npu-smi set -t reset -i {n} -c {c}`" for n, c in chips)
 
 
-# kind -> (what it means, remedy built from the holders of that kind)
-HOLDER_KINDS: dict[str, tuple[str, Callable[[list[tuple[Holder, PidState]]], str]]] = {
+# kind -> (message for one holder, for several, remedy built from the holders of that kind)
+HOLDER_KINDS: dict[str, tuple[str, str, Callable[[list[tuple[Holder, PidState]]], str]]] = {
     "running": (
-        "hold NPU memory",
+        "process holds NPU memory",
+        "processes hold NPU memory",
         lambda hs: (
             f"stop them before training (`kill {_pids(hs)}`), or choose free NPUs "
             "with ASCEND_RT_VISIBLE_DEVICES"
         ),
     ),
     "elsewhere": (
-        "run in another container or on the host, outside what this container can see",
+        "process in another container (or on the host) holds NPU memory",
+        "processes in other containers (or on the host) hold NPU memory",
         lambda hs: (
             f"on the host, find and stop that job (`ps -o pid,stat,cmd -p {_pids(hs)}`, "
             "`docker ps`), or give this container other NPUs"
         ),
     ),
     "zombie": (
-        "are zombies whose parents have not reaped them: stale NPU contexts",
+        "stale NPU context: its process is a zombie that its parent has not reaped",
+        "stale NPU contexts: their processes are zombies that their parents have not reaped",
         lambda hs: (
             "make the parents reap them (`kill "
             + " ".join(str(s.ppid) for _, s in hs)
@@ -159,11 +162,13 @@ HOLDER_KINDS: dict[str, tuple[str, Callable[[list[tuple[Holder, PidState]]], str
         ),
     ),
     "stale": (
-        "no longer exist but still hold NPU memory: stale NPU contexts",
+        "stale NPU context: its process no longer exists",
+        "stale NPU contexts: their processes no longer exist",
         lambda hs: f"reset the chips as root with no job on them: {_resets(hs)}, or reboot",
     ),
     "unchecked": (
-        "hold NPU memory; whether they still run cannot be checked offline",
+        "process holds NPU memory; whether it still runs cannot be checked offline",
+        "processes hold NPU memory; whether they still run cannot be checked offline",
         lambda hs: (
             f"on the node: `ps -o pid,stat,cmd -p {_pids(hs)}`; stop them before "
             "training, or choose free NPUs with ASCEND_RT_VISIBLE_DEVICES"
@@ -196,12 +201,11 @@ def _holder_findings(ctx: CheckContext, holders: list[Holder]) -> list[Finding]:
         )
         grouped.setdefault(_holder_kind(holder, state, container), []).append((holder, state))
     findings = []
-    for kind, (meaning, remedy) in HOLDER_KINDS.items():
+    for kind, (one, several, remedy) in HOLDER_KINDS.items():
         group = grouped.get(kind)
         if group:
             listed = "; ".join(_describe_holder(h, s) for h, s in group)
-            noun = "process" if len(group) == 1 else "processes"
-            message = f"{len(group)} {noun} {meaning}: {listed}"
+            message = f"{len(group)} {one if len(group) == 1 else several}: {listed}"
             findings.append(Finding(Status.WARN, message, remedy(group)))
     return findings
 
@@ -242,7 +246,8 @@ def _chip_line(chip: Chip) -> str:
         if chip.hbm_total_mb is not None
         else f"memory {chip.memory_used_mb}/{chip.memory_total_mb} MB"
     )
-    return f"{chip.label}: {chip.name} {chip.health}, {hbm}, {chip.temp_c} C, {chip.power_w} W"
+    power = "-" if chip.power_w is None else chip.power_w
+    return f"{chip.label}: {chip.name} {chip.health}, {hbm}, {chip.temp_c} C, {power} W"
 
 
 @check(
@@ -453,8 +458,9 @@ def _node_remedy(container: Optional[str], ids: list[int]) -> str:
     if container:
         return "start the container with: docker run " + " ".join(devnodes.docker_run_flags(ids))
     return (
-        "the driver did not create it: check `dmesg -T | grep -i -E 'davinci|drv'`, reinstall "
-        f"the driver ({DRIVER_PACKAGE}) and reboot"
+        "the driver did not create the device nodes: check "
+        f"`dmesg -T | grep -i -E 'davinci|drv'`, reinstall the driver ({DRIVER_PACKAGE}) "
+        "and reboot"
     )
 
 
