@@ -40,6 +40,8 @@ SECTIONS: dict[str, dict[str, Setting] | str] = {
     "hook": {
         "timeout": Setting(float, 10.0, "seconds the Slurm hook may take in all"),
         "drain": Setting(bool, False, "let `ampenv hook slurm` drain an unhealthy node"),
+        "certificate": Setting(bool, True, "the Slurm hook also runs `certificate verify`"),
+        "lock_file": Setting(str, None, "single-flight lock (default /run/ampenv-hook.lock)"),
     },
     "cache": {
         "roots": Setting(list, [], "extra cache folders ampenv may clean"),
