@@ -151,6 +151,51 @@ def config_init(
     emit(baseline(report, session.registry.ordered()), output)
 
 
+@app.command()
+def clean(
+    yes: bool = typer.Option(False, "--yes", "-y", help="Remove; without it nothing is removed."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Only show what would go (default)."),
+    everything: bool = typer.Option(
+        False, "--all", help="Everything below the known places, not only what is stale."
+    ),
+    wait: float = typer.Option(10.0, "--wait", help="Seconds to wait for another cleaner."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Remove stale caches and old logs, safely: a dry run unless --yes."""
+    from ampenv import cache
+    from ampenv.report.clean import FORMATS, render
+
+    if yes and dry_run:
+        _die("--yes and --dry-run contradict each other")
+    if fmt not in FORMATS:
+        _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    try:
+        session = open_session(Options(config_path=config, sysroot=sysroot))
+        result = cache.clean(
+            session.probe,
+            session.config.section("cache"),
+            dry_run=not yes,
+            everything=everything,
+            wait=wait,
+        )
+    except ConfigError as exc:
+        _die(str(exc))
+    except cache.CleanRefused as exc:
+        _die(str(exc), 1)
+    if yes:
+        note = "removed what is listed below"
+    elif dry_run:
+        note = "dry run: nothing was removed"
+    elif sys.stdout.isatty():
+        note = "dry run (the default): nothing was removed"
+    else:
+        note = "dry run (no TTY and no --yes): nothing was removed"
+    emit(render(result, fmt, note), None)
+    raise typer.Exit(result.exit_code)
+
+
 def main() -> None:
     try:
         app(prog_name="ampenv")

@@ -1,0 +1,274 @@
+"""Known error signatures in recent CANN logs (plog) and in any log named by ``--log``.
+
+The signatures are data (``SIGNATURES``): a regex, what it means, the remedy and where that
+knowledge comes from. Reading is bounded: only the last ``tail_mb`` MiB of a file, only plogs
+written in the last ``max_age_days`` days, and at most ``MAX_FILES`` of the newest plogs.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Optional
+
+from ampenv.probe import Probe
+
+MAX_FILES = 64  # newest plogs read per run: a node can hold thousands
+CLEAR_CACHES = "clear the stale caches: `ampenv clean --yes` (`ampenv doctor --fix` does the same)"
+FACTS = "ascend-facts.md §6"
+
+
+def _code(number: str) -> str:
+    """A runtime error code, not the same digits inside a pid `(507033,python)`, a thread id
+    `]507033` or a longer number."""
+    return rf"(?<![\d(\]]){number}(?![\d,])"
+
+
+@dataclass(frozen=True)
+class Signature:
+    id: str
+    pattern: str
+    meaning: str
+    remedy: str
+    source: str
+    clears_cache: bool = False  # the remedy is to clear the stale caches
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern)
+
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature(
+        "wc-db-work-queue",
+        r"(?i)failed to run the wc db work queue",
+        "the seed article's signature, cured there by clearing the stale caches; the wording "
+        "is Subversion's E155009 (svn could not replay its working-copy work queue, typically "
+        "because another program held a file open; there `svn cleanup` is the cure)",
+        CLEAR_CACHES,
+        "seed article (issue 6); text of Subversion's SVN_ERR_WC_BAD_ADM_LOG",
+        clears_cache=True,
+    ),
+    Signature(
+        "op-compile-failed",
+        r"(?i)\b(?:tbe|op|operator|kernel)\b[^\n]{0,80}?\bcompil(?:e|ing|ation)\b[^\n]{0,40}?"
+        r"\bfail",
+        "an operator failed to compile; after a CANN upgrade a compile cache built by the "
+        "previous CANN is the likely cause",
+        CLEAR_CACHES,
+        f"{FACTS} (inference: cache dirs built by another CANN go stale)",
+        clears_cache=True,
+    ),
+    Signature(
+        "EZ9999",
+        r"\bEZ9999\b",
+        "inner error inside an operator; the lines after it name the kernel (often an AI Core "
+        "exception or timeout)",
+        "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the failing operator, then read the plog "
+        "lines after EZ9999",
+        f"{FACTS} (hw-native-sys/PTOAS#864)",
+    ),
+    Signature(
+        "EE9999",
+        r"\bEE9999\b",
+        "inner error of the CANN runtime; no source pins its cause",
+        "collect the logs (`ampenv collect -o node.tar.gz`) for support; if it began after a "
+        "CANN upgrade, clear all compile caches: `ampenv clean --all --yes` (a generic remedy, "
+        "not a documented fix)",
+        f"{FACTS} (meaning not confirmed)",
+    ),
+    Signature(
+        "E39999",
+        r"\bE39999\b",
+        "inner error reported by a CANN component; no source pins its cause",
+        "collect the logs (`ampenv collect -o node.tar.gz`) for support; if it began after a "
+        "CANN upgrade, clear all compile caches: `ampenv clean --all --yes` (a generic remedy, "
+        "not a documented fix)",
+        f"{FACTS} (meaning not confirmed)",
+    ),
+    Signature(
+        "EL0004",
+        r"\bEL0004\b|Memory_Allocation_Failure",
+        "device memory allocation failed: another process holds the NPU's memory",
+        "see who holds the device (`npu-smi info` process table, `fuser -v /dev/davinci*`), "
+        "stop it, or pick a free device with ASCEND_RT_VISIBLE_DEVICES",
+        f"{FACTS} (hw-native-sys/PTOAS#341)",
+    ),
+    Signature(
+        "507014",
+        _code("507014") + r"|ACL_ERROR_RT_AICORE_TIMEOUT|\[aicore timeout\]",
+        "AI Core timeout: a kernel hung or ran too long",
+        "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator that hangs; report it with "
+        "its input shapes",
+        f"{FACTS} (rt_error_codes.h; PTOAS#864 retCode=0x25)",
+    ),
+    Signature(
+        "507015",
+        _code("507015") + r"|ACL_ERROR_RT_AICORE_EXCEPTION|\[aicore exception\]",
+        "AI Core exception: a kernel accessed memory out of bounds",
+        "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator, then check its inputs "
+        "(shapes, dtypes, device of every tensor)",
+        f"{FACTS} (rt_error_codes.h; retCode=0x26)",
+    ),
+    Signature(
+        "vector-core",
+        _code("50703[45]") + r"|\[vector core (?:timeout|exception)\]",
+        "vector core timeout or exception in a kernel",
+        "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator",
+        f"{FACTS} (PTOAS#862 retCode=0x30)",
+    ),
+    Signature(
+        "507033",
+        _code("507033") + r"|ACL_ERROR_RT_DEV_SETUP_ERROR",
+        "the device could not be opened: busy (another process holds it) or dead",
+        "`npu-smi info` and `fuser -v /dev/davinci*`: stop the holder; if dmesg shows "
+        "`device(N) is not working`, drain the node",
+        f"{FACTS} (PTOAS#341)",
+    ),
+    Signature(
+        "507899",
+        _code("507899") + r"|ACL_ERROR_RT_DRV_INTERNAL_ERROR",
+        "driver internal error, usually a cascade after an earlier device fault",
+        "find the first error earlier in the same plog; check `npu-smi info -t health -i N`; "
+        "if it repeats, reset the device or drain the node",
+        f"{FACTS} (rt_error_codes.h)",
+    ),
+    Signature(
+        "hccl-timeout",
+        r"(?i)\bhccl\b[^\n]{0,160}?\btime(?:d\s*)?[\s_-]?out\b",
+        "an HCCL link setup or collective timed out: a rank died, hangs or started late",
+        "find the first rank that failed; raise HCCL_CONNECT_TIMEOUT (link setup, at most "
+        "7200) or HCCL_EXEC_TIMEOUT only for genuine skew",
+        f"{FACTS} (HCCL_CONNECT_TIMEOUT / HCCL_EXEC_TIMEOUT)",
+    ),
+    Signature(
+        "out-of-memory",
+        r"(?i)\bout of memory\b",
+        "an allocation did not fit the device (or host) memory",
+        "lower the batch size, set PYTORCH_NPU_ALLOC_CONF=expandable_segments:True against "
+        "fragmentation, and check `npu-smi info` for other processes",
+        f"{FACTS} (2xxxxx resource errors); torch_npu wording",
+    ),
+    Signature(
+        "init-env-failed",
+        r"init env failed|build op model failed, result = 500001",
+        "CANN could not start its op compiler: Python dependencies are missing",
+        "pip install numpy decorator sympy cffi protobuf attrs pyyaml pathlib2 scipy requests "
+        "psutil absl-py",
+        f"{FACTS} (Ascend/pytorch#7, EH9999)",
+    ),
+    Signature(
+        "bf16-on-910a",
+        r"not implemented for DT_BFLOAT16",
+        "bfloat16 on a chip without it (the 910A family supports float16 only)",
+        "use float16 on 910A: amp dtype torch.float16 (ampenv picks it on 910A)",
+        f"{FACTS} (LlamaFactory#4165, EZ1001)",
+    ),
+    Signature(
+        "dcmi-device-used",
+        r"dcmi model initialized failed, because the device is used",
+        "another container holds the device (this one runs without --privileged)",
+        "stop the other container, or give each container its own devices (ASCEND_VISIBLE_DEVICES)",
+        "ascend-facts.md §1.2 (ret -8020)",
+    ),
+)
+
+
+@dataclass
+class Hit:
+    signature: Signature
+    path: str
+    count: int
+    line: str  # the first matching line, trimmed
+    mtime: float  # the log file's mtime: the hit is at most this recent
+
+
+@dataclass
+class LogScan:
+    files: list[str] = field(default_factory=list)
+    hits: list[Hit] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # explicit logs only
+
+
+# plog layouts: <root>/plog, and <root>/{run,debug}/plog on newer CANN (ascend-facts.md §6)
+PLOG_GLOBS = ("plog/*.log", "*/plog/*.log", "plog-*.log")
+
+
+def recent_plogs(probe: Probe, roots: list[str], max_age_days: float, now: float) -> list[str]:
+    """The newest plog files below the log roots (system paths), newest first."""
+    found: dict[str, float] = {}
+    for root in roots:
+        for pattern in PLOG_GLOBS:
+            for path in probe.glob(_glob.escape(root.rstrip("/")) + "/" + pattern):
+                try:
+                    mtime = os.stat(probe.path(path)).st_mtime
+                except OSError:
+                    continue
+                if mtime >= now - max_age_days * 86400:
+                    found[path] = mtime
+    return sorted(found, key=lambda p: -found[p])[:MAX_FILES]
+
+
+def read_tail(path: str, limit: int) -> str:
+    """The last ``limit`` bytes of a file, from the first whole line."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        start = max(0, size - limit)
+        fh.seek(start)
+        data = fh.read(limit)
+    if start:
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data.decode("utf-8", "replace")
+
+
+def match(text: str, path: str, mtime: float) -> list[Hit]:
+    hits = []
+    for sig in SIGNATURES:
+        found = list(sig.regex.finditer(text))
+        if found:
+            at = found[0].start()
+            start = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            line = text[start : end if end >= 0 else len(text)].strip()
+            hits.append(Hit(sig, path, len(found), line[:200], mtime))
+    return hits
+
+
+def scan(
+    probe: Probe,
+    log_roots: list[str],
+    explicit: list[str],
+    *,
+    tail_mb: float = 4.0,
+    max_age_days: float = 7.0,
+    now: Optional[float] = None,
+) -> LogScan:
+    """Signatures in recent plogs below ``log_roots`` (system paths, through the probe) and in
+    the ``explicit`` files (the user's own paths, read whatever their age)."""
+    now = time.time() if now is None else now
+    key = ("logscan", tuple(log_roots), tuple(explicit), tail_mb, max_age_days)
+
+    def run() -> LogScan:
+        result = LogScan()
+        limit = int(tail_mb * (1 << 20))
+        targets = [
+            (str(probe.path(p)), False) for p in recent_plogs(probe, log_roots, max_age_days, now)
+        ]
+        targets += [(os.path.abspath(p), True) for p in explicit]
+        for path, named in dict.fromkeys(targets):
+            try:
+                mtime = os.stat(path).st_mtime
+                text = read_tail(path, limit)
+            except OSError as exc:
+                if named:
+                    result.unreadable.append((path, exc.strerror or str(exc)))
+                continue
+            result.files.append(path)
+            result.hits += match(text, path, mtime)
+        return result
+
+    return probe.fact(key, run)

@@ -1,0 +1,161 @@
+"""cache.*: compile caches built by another CANN, the known cache and log places, and the
+known error signatures in recent logs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ampenv import cache, logscan
+from ampenv.cache import Inventory, Place, human_bytes, iso
+from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
+
+FIX = logscan.CLEAR_CACHES
+
+
+def _refusal_remedy(place: Place) -> str:
+    if place.source == "[cache] roots":
+        return f"remove {place.root} from [cache] roots in ampenv.toml"
+    var, sep, _ = place.source.partition("=")
+    if sep:
+        return f"point {var} at a folder of its own, e.g. export {var}=$HOME/.cache/{var.lower()}"
+    return f"name the folder {place.root} points to in [cache] roots of ampenv.toml"
+
+
+def _place_findings(inv: Inventory) -> Iterator[Finding]:
+    for place in inv.places:
+        where = f"{place.label} ({place.root})"
+        if place.refused:
+            yield Finding(
+                Status.WARN,
+                f"{place.label}: {place.refused}; ampenv will not clean it",
+                _refusal_remedy(place),
+            )
+        elif place.stale:
+            size = human_bytes(sum(e.bytes for e in place.stale))
+            n = len(place.stale)
+            yield Finding(
+                Status.WARN if place.kind == "compile" else Status.PASS,
+                f"{where}: {n} entr{'y' if n == 1 else 'ies'} ({size}) {place.stale[0].stale}",
+                FIX,
+            )
+        elif place.exists:
+            newest = max((e.newest for e in place.entries), default=None)
+            files = sum(e.files for e in place.entries)
+            when = f", newest {iso(newest)}" if newest else ""
+            yield Finding(
+                Status.PASS, f"{where}: {human_bytes(place.bytes)} in {files} files{when}"
+            )
+
+
+def _log_findings(logs: logscan.LogScan, inv: Inventory) -> Iterator[Finding]:
+    cleaned = inv.last_cleaned
+    nothing_stale = not any(p.stale for p in inv.places if p.kind == "compile")
+    for hit in logs.hits:
+        sig = hit.signature
+        where = f"{sig.id} ×{hit.count} in {hit.path}"
+        if sig.clears_cache and cleaned and hit.mtime < cleaned:
+            yield Finding(
+                Status.PASS, f"resolved: {where}, logged before ampenv cleaned on {iso(cleaned)}"
+            )
+            continue
+        remedy = sig.remedy
+        if sig.clears_cache and nothing_stale:
+            remedy += (
+                "; no cache is stale against the installed CANN: "
+                "`ampenv clean --all --yes` clears every cache"
+            )
+        yield Finding(Status.WARN, f"{where}: {sig.meaning.split(';')[0]}", remedy)
+    for path, why in logs.unreadable:
+        yield Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
+
+
+def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
+    kit = inv.toolkit
+    return {
+        "toolkit": kit
+        and {"version": kit.version, "info": kit.info, "installed_at": iso(kit.installed_at)},
+        "places": [p.to_fact() for p in inv.places],
+        "disk_free_bytes": inv.disk_free,
+        "logs_scanned": logs.files,
+        "log_hits": [
+            {"signature": h.signature.id, "path": h.path, "count": h.count, "line": h.line}
+            for h in logs.hits
+        ],
+    }
+
+
+@check(
+    "cache.stale",
+    title="Caches and logs",
+    timeout=30,
+    why="An operator compile cache built by another CANN version feeds stale kernels to the "
+    "new one; the known error signatures in recent logs say what broke the last job.",
+    remedies=(
+        FIX,
+        "point a variable that names /, a home or a system folder at a folder of its own",
+        "the remedy of each log signature (see `ampenv.logscan.SIGNATURES`)",
+    ),
+    settings={
+        "scan_seconds": Setting(
+            float, 0.5, "time the size scan may take; entries it misses are not judged"
+        ),
+    },
+)
+def cache_stale(ctx: CheckContext) -> Result:
+    """Size, age and builder of every known cache and log place; compile caches built before the
+    installed CANN (stale); places that must never be cleaned; the free disk; and known error
+    signatures in recent plogs and in the files given with --log."""
+    cfg = ctx.config.section("cache")
+    inv = cache.inventory(ctx.probe, cfg, budget=ctx.settings["scan_seconds"])
+    logs = logscan.scan(
+        ctx.probe,
+        [p.root for p in inv.places if p.kind == "log"],
+        list(ctx.options.get("logs") or []),
+        tail_mb=cfg["log_tail_mb"],
+        max_age_days=cfg["log_max_age_days"],
+    )
+    findings = [*_place_findings(inv), *_log_findings(logs, inv)]
+    details = [f"free disk: {human_bytes(b)} under {root}" for root, b in inv.disk_free.items()]
+    if not inv.complete:
+        details.append(
+            f"the size scan stopped after {ctx.settings['scan_seconds']:g} s: entries it did not "
+            'finish are not judged (raise [checks."cache.stale"] scan_seconds)'
+        )
+    total = human_bytes(sum(p.bytes for p in inv.places if p.kind != "log"))
+    scanned = f"no open error signature in {len(logs.files)} recent log(s)"
+    kw: dict[str, Any] = {
+        "facts": _facts(inv, logs),
+        "metrics": {
+            "cache_bytes": float(sum(p.bytes for p in inv.places if p.kind != "log")),
+            "stale_bytes": float(sum(e.bytes for p in inv.places for e in p.stale)),
+            "log_hits": float(len(logs.hits)),
+        },
+    }
+    if inv.toolkit is None:
+        details.insert(0, "no CANN toolkit found: compile caches cannot be judged stale")
+        if all(f.status is Status.PASS for f in findings):
+            summary = f"no CANN toolkit: staleness not judged ({total} in caches); {scanned}"
+            return Result.skip(summary, details=[f.message for f in findings] + details, **kw)
+    else:
+        installed = iso(inv.toolkit.installed_at) or "at an unknown time"
+        details.insert(0, f"CANN {inv.toolkit.version} installed {installed} ({inv.toolkit.info})")
+    version = inv.toolkit.version if inv.toolkit else "?"
+    ok = f"no cache built by another CANN than {version} ({total} in caches); {scanned}"
+    return combine(findings, ok, details=details, **kw)
+
+
+@cache_stale.fix
+def clear_stale_caches(ctx: CheckContext, result: Result) -> str:
+    """Remove exactly the stale caches (not logs, not torch's caches), safely."""
+    try:
+        done = cache.clean(
+            ctx.probe,
+            ctx.config.section("cache"),
+            dry_run=False,
+            logs=False,
+            wait=ctx.timeout_left(5.0),
+        )
+    except cache.CleanRefused as exc:
+        return f"nothing removed: {exc}"
+    return cache.describe(done)
