@@ -1,0 +1,258 @@
+"""Installed Python distributions, from metadata only: nothing is imported.
+
+Versions of torch and torch_npu, a ``pip check`` of the environment (Requires-Dist with their
+markers and the extras other distributions ask for), and the shared libraries a distribution's
+extension modules need, read from their ELF headers.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import TYPE_CHECKING, Optional
+
+from packaging.markers import UndefinedEnvironmentName
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
+
+from ampenv.probe import elf
+
+if TYPE_CHECKING:
+    from ampenv.probe import Probe
+
+LD_CACHE = "/etc/ld.so.cache"
+
+
+@dataclass
+class Dist:
+    name: str  # canonical: torch-npu
+    version: str
+    requires: list[str]
+    raw: metadata.Distribution
+
+    @property
+    def root(self) -> str:
+        """The folder it is installed into (site-packages)."""
+        return os.path.normpath(str(self.raw.locate_file("")))
+
+    @property
+    def entry_point_groups(self) -> set[str]:
+        return {ep.group for ep in self.raw.entry_points}
+
+    def shared_objects(self) -> list[str]:
+        """Paths of the ELF shared objects its RECORD lists (read only when asked: torch's
+        RECORD has thousands of lines)."""
+        names = [str(f) for f in self.raw.files or ()]
+        return [
+            os.path.normpath(str(self.raw.locate_file(f)))
+            for f in names
+            if f.endswith(".so") or ".so." in os.path.basename(f)
+        ]
+
+
+def _headers(dist: metadata.Distribution) -> tuple[dict[str, str], list[str]]:
+    """Name, Version and Requires-Dist from the metadata's header block. Ten times faster than
+    ``dist.metadata``, which parses the whole file, long description included."""
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    fields: dict[str, str] = {}
+    requires: list[str] = []
+    for line in text.split("\n"):
+        if not line.strip():
+            break  # the body (the long description) starts here
+        key, _, value = line.partition(":")
+        if key == "Requires-Dist":
+            requires.append(value.strip())
+        elif key in ("Name", "Version"):
+            fields[key] = value.strip()
+    return fields, requires
+
+
+def _load(dist: metadata.Distribution) -> Optional[Dist]:
+    fields, requires = _headers(dist)
+    if not fields.get("Name") or not fields.get("Version"):
+        return None
+    if not requires and dist.read_text("METADATA") is None:
+        requires = list(dist.requires or ())  # egg-info keeps them in requires.txt
+    return Dist(canonicalize_name(fields["Name"]), fields["Version"], requires, dist)
+
+
+def installed(probe: Probe) -> dict[str, Dist]:
+    """The distributions this interpreter sees, by canonical name (the first on sys.path wins,
+    as for import)."""
+
+    def collect() -> dict[str, Dist]:
+        found: dict[str, Dist] = {}
+        for raw in metadata.distributions():
+            d = _load(raw)
+            if d is not None:
+                found.setdefault(d.name, d)
+        return found
+
+    return probe.fact("python.dists", collect)
+
+
+# -- pip check ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One requirement of an installed distribution that the environment does not meet."""
+
+    by: str  # canonical name of the distribution that requires it
+    by_label: str  # name==version, with [extra] when an extra asked for it
+    requirement: str  # as written, without its marker
+    name: str  # canonical name of what is required
+    installed: Optional[str]  # its installed version, None when missing
+
+    def describe(self) -> str:
+        if self.installed is None:
+            return f"{self.by_label} requires {self.requirement}, which is not installed"
+        return f"{self.by_label} requires {self.requirement}, but {self.installed} is installed"
+
+    @property
+    def fix(self) -> str:
+        return f'pip install "{self.requirement}"'
+
+
+def _applies(req: Requirement, extra: str) -> bool:
+    if req.marker is None:
+        return not extra  # an unmarked requirement belongs to the base set only
+    try:
+        return req.marker.evaluate({"extra": extra})
+    except UndefinedEnvironmentName:
+        return False
+
+
+def conflicts(dists: dict[str, Dist]) -> list[Conflict]:
+    """What ``pip check`` reports: each requirement (base, and each extra some other installed
+    distribution asks for) whose marker holds here and that is missing or of the wrong version.
+    Pre-releases satisfy a specifier, as in pip check."""
+    parsed: dict[str, list[Requirement]] = {}
+    for name, d in dists.items():
+        reqs = []
+        for line in d.requires:
+            try:
+                reqs.append(Requirement(line))
+            except InvalidRequirement:
+                continue  # pip check skips what it cannot parse, too
+        parsed[name] = reqs
+
+    found: list[Conflict] = []
+    queue = deque((name, "") for name in dists)
+    done: set[tuple[str, str]] = set(queue)
+    while queue:
+        name, extra = queue.popleft()
+        d = dists[name]
+        who = f"{name}[{extra}]=={d.version}" if extra else f"{name}=={d.version}"
+        for req in parsed[name]:
+            if not _applies(req, extra):
+                continue
+            target = canonicalize_name(req.name)
+            spec = str(req.specifier)
+            requirement = req.name + (f"[{','.join(sorted(req.extras))}]" if req.extras else "")
+            requirement += spec
+            have = dists.get(target)
+            if have is None:
+                found.append(Conflict(name, who, requirement, target, None))
+                continue
+            if not _satisfies(have.version, req):
+                found.append(Conflict(name, who, requirement, target, have.version))
+            for wanted in req.extras:
+                key = (target, canonicalize_name(wanted))
+                if key not in done:
+                    done.add(key)
+                    queue.append(key)
+    return found
+
+
+def _satisfies(version: str, req: Requirement) -> bool:
+    try:
+        return req.specifier.contains(Version(version), prereleases=True)
+    except InvalidVersion:
+        return req.specifier.contains(version, prereleases=True)
+
+
+# -- the shared libraries a distribution needs -------------------------------------------------
+
+
+@dataclass
+class LibraryNeeds:
+    """What the extension modules of one distribution need from the dynamic loader.
+
+    ``at_import``: needs of the top-level extension modules (``torch_npu/_C*.so``) and what they
+    load, which ``import torch_npu`` opens at once. ``on_demand``: needs only of deeper ones
+    (torchair, plugins), opened when that feature is used."""
+
+    at_import: list[elf.Need] = field(default_factory=list)
+    on_demand: list[elf.Need] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def missing(needs: list[elf.Need]) -> dict[str, list[str]]:
+        """Each library not found, with the files that need it (basenames), in first-seen
+        order."""
+        out: dict[str, list[str]] = {}
+        for n in needs:
+            if n.found is None:
+                who = out.setdefault(n.name, [])
+                if os.path.basename(n.by) not in who:
+                    who.append(os.path.basename(n.by))
+        return out
+
+
+def ld_cache(probe: Probe) -> list[elf.CacheEntry]:
+    """The node's ld cache, empty when it is absent or unreadable (the loader then only has
+    LD_LIBRARY_PATH and the default directories, and so do we)."""
+
+    def read() -> list[elf.CacheEntry]:
+        try:
+            with open(probe.path(LD_CACHE), "rb") as fh:
+                return elf.parse_ld_cache(fh.read())
+        except (OSError, elf.ElfError):
+            return []
+
+    return probe.fact("ld.cache", read)
+
+
+def library_needs(probe: Probe, name: str, after: tuple[str, ...] = ()) -> Optional[LibraryNeeds]:
+    """The libraries distribution ``name``'s extension modules need, resolved as the loader
+    would in this environment. Libraries shipped by the distributions in ``after`` count as
+    already loaded (torch_npu is imported after torch). None when ``name`` is not installed."""
+
+    def compute() -> Optional[LibraryNeeds]:
+        dists = installed(probe)
+        dist = dists.get(canonicalize_name(name))
+        if dist is None:
+            return None
+        preloaded = {
+            os.path.basename(f)
+            for other in after
+            if canonicalize_name(other) in dists
+            for f in dists[canonicalize_name(other)].shared_objects()
+        }
+        lib_path = [p for p in probe.env.get("LD_LIBRARY_PATH", "").split(":") if p]
+        view = elf.LoaderView(lib_path, ld_cache(probe), preloaded, probe.sysroot)
+        objects = [f for f in dist.shared_objects() if os.path.isfile(f)]
+        top = [f for f in objects if _is_top_level(f, dist)]
+        at_import, bad = elf.closure(top, view)
+        reached = {os.path.realpath(n.found) for n in at_import if n.found} | set(map(_real, top))
+        rest = [f for f in objects if _real(f) not in reached]
+        on_demand, bad2 = elf.closure(rest, view)
+        return LibraryNeeds(at_import, on_demand, bad + bad2)
+
+    return probe.fact(("python.libneeds", canonicalize_name(name), after), compute)
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
+
+
+def _is_top_level(path: str, dist: Dist) -> bool:
+    """An extension module directly inside a top-level package: what ``import pkg`` loads."""
+    package = os.path.dirname(path)
+    return os.path.dirname(package) == dist.root and os.path.isfile(
+        os.path.join(package, "__init__.py")
+    )
