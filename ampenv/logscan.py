@@ -100,11 +100,12 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         "507014",
-        _code("507014") + r"|ACL_ERROR_RT_AICORE_TIMEOUT|\[aicore timeout\]",
+        _code("507014")
+        + r"|ACL_ERROR_RT_AICORE_TIMEOUT|\[aicore timeout\]|aicore execution times out",
         "AI Core timeout: a kernel hung or ran too long",
         "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator that hangs; report it with "
         "its input shapes",
-        f"{FACTS} (rt_error_codes.h; PTOAS#864 retCode=0x25)",
+        f"{FACTS} (rt_error_codes.h; PTOAS#864 retCode=0x25); vllm-ascend#4972",
     ),
     Signature(
         "507015",
@@ -139,11 +140,28 @@ SIGNATURES: tuple[Signature, ...] = (
     ),
     Signature(
         "hccl-timeout",
-        r"(?i)\bhccl\b[^\n]{0,160}?\btime(?:d\s*)?[\s_-]?out\b",
-        "an HCCL link setup or collective timed out: a rank died, hangs or started late",
-        "find the first rank that failed; raise HCCL_CONNECT_TIMEOUT (link setup, at most "
-        "7200) or HCCL_EXEC_TIMEOUT only for genuine skew",
-        f"{FACTS} (HCCL_CONNECT_TIMEOUT / HCCL_EXEC_TIMEOUT)",
+        r"(?i)(?:\bhccl\b|WorkHCCL)[^\n]{0,200}?\b(?:timeout|timed out|timing out)\b",
+        "an HCCL collective timed out (HCCL_EXEC_TIMEOUT, 1836 s by default): a rank died, "
+        "hangs, or the ranks drifted apart",
+        "find the rank that failed first (its plog has the earliest error); raise "
+        "HCCL_EXEC_TIMEOUT only for genuine skew between ranks",
+        f"{FACTS}; vllm-ascend#382, lmdeploy#3354 (hccl fftsplus task timeout)",
+    ),
+    Signature(
+        "EI0006",
+        r"\bEI0006\b|Getting socket times out",
+        "HCCL link setup timed out: a remote rank did not connect in time",
+        "check the other ranks for an earlier error; if they only started late, raise "
+        "HCCL_CONNECT_TIMEOUT (120 to 7200 s, e.g. export HCCL_CONNECT_TIMEOUT=1200)",
+        "vllm-ascend#486; vllm-project/afd-plugin#229",
+    ),
+    Signature(
+        "stream-sync-timeout",
+        r"\bEE1002\b|stream sync timeout|" + _code("507046"),
+        "a stream did not finish in time: a kernel or a collective hung",
+        "look earlier in the plog for the operator or collective that hung; on a multi-node "
+        "job check the other ranks' logs",
+        "Ascend/pytorch#48 (EE1002, 507046)",
     ),
     Signature(
         "out-of-memory",
