@@ -41,9 +41,10 @@ def docker_run_flags(devices: Union[int, Iterable[int]]) -> list[str]:
 
 
 def container_hint(probe: Probe) -> Optional[str]:
-    """Why we think this runs in a container (a marker file or the cgroup of PID 1), or None."""
+    """Why we think this runs in a container (a marker file or the cgroup of PID 1), or None.
+    Markers are read, not stat'ed, so a support bundle records and replays them."""
     for marker in CONTAINER_MARKERS:
-        if probe.path(marker).exists():
+        if probe.read_text(marker) is not None:
             return marker
     cgroup = probe.read_text("/proc/1/cgroup") or ""
     m = _CGROUP_HINT.search(cgroup)
