@@ -12,6 +12,7 @@ import typer
 from ampenv import __version__
 from ampenv.config import ConfigError
 from ampenv.doctor import Options, diagnose, open_session
+from ampenv.runner import Report
 
 app = typer.Typer(
     add_completion=False,
@@ -20,13 +21,21 @@ app = typer.Typer(
 )
 config_app = typer.Typer(help="Write and inspect ampenv.toml.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
+hook_app = typer.Typer(
+    help="Cluster hooks: Slurm Prolog/HealthCheckProgram, node-problem-detector plugin.",
+    no_args_is_help=True,
+)
+app.add_typer(hook_app, name="hook")
 
 EXIT_USAGE = 2
 
 ProfileOpt = typer.Option("full", "--profile", "-p", help="quick, full or certify.")
 OnlyOpt = typer.Option(None, "--only", help="Run only these ids or family prefixes (env.).")
 SkipOpt = typer.Option(None, "--skip", help="Skip these ids or family prefixes.")
-FormatOpt = typer.Option("text", "--format", "-f", help="text, json or junit.")
+FormatOpt = typer.Option("text", "--format", "-f", help="text, json, junit, prometheus, npd.")
+TextfileOpt = typer.Option(
+    None, "--textfile-dir", help="Also write ampenv.prom here (node_exporter textfile)."
+)
 OutputOpt = typer.Option(None, "--output", "-o", help="Write the report to FILE.")
 ConfigOpt = typer.Option(None, "--config", "-c", help="ampenv.toml to use.")
 SysrootOpt = typer.Option(None, "--sysroot", help="Prefix for every system path read.")
@@ -68,6 +77,7 @@ def doctor(
     fix: bool = typer.Option(False, "--fix", help="Repair what can be repaired, then recheck."),
     deadline: Optional[float] = typer.Option(None, "--deadline", help="Global limit, seconds."),
     log: Optional[list[Path]] = typer.Option(None, "--log", help="Also scan this log file."),
+    textfile_dir: Optional[Path] = TextfileOpt,
 ) -> None:
     """Judge this node and print what to fix."""
     from ampenv.report import FORMATS, render
@@ -93,6 +103,7 @@ def doctor(
         report = diagnose(opts)
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
+    export_textfile(report, textfile_dir)
     emit(render(report, fmt, verbose=verbose, color=_use_color(output)), output)
     raise typer.Exit(report.exit_code)
 
@@ -194,6 +205,93 @@ def clean(
         note = "dry run (no TTY and no --yes): nothing was removed"
     emit(render(result, fmt, note), None)
     raise typer.Exit(result.exit_code)
+
+
+def export_textfile(report: Report, directory: Optional[Path]) -> None:
+    """``--textfile-dir``: the Prometheus rendering, written atomically for node_exporter."""
+    if directory is None:
+        return
+    from ampenv.report import render
+    from ampenv.textfile import write_textfile
+
+    write_textfile(directory, render(report, "prometheus"))
+
+
+@app.command(context_settings={"allow_interspersed_args": False})
+def run(
+    cmd: list[str] = typer.Argument(..., help="The job and its arguments, after --."),
+    profile: Optional[str] = typer.Option(None, "--profile", "-p", help="Default: [run] profile."),
+    policy: Optional[str] = typer.Option(
+        None, "--policy", help="fail-closed (the default) or warn-only."
+    ),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Container entrypoint: prepare the CANN environment, check the node, then exec CMD."""
+    from ampenv.entrypoint import exec_job, gate, prepare_and_judge
+    from ampenv.report.brief import render as brief
+
+    opts = Options(config_path=config, sysroot=sysroot)
+    try:
+        prepared, report, policy = prepare_and_judge(opts, policy=policy, profile=profile)
+    except (ConfigError, ValueError) as exc:
+        _die(str(exc))
+    for note in prepared.notes:
+        typer.echo(f"ampenv: {note}", err=True)
+    typer.echo(brief(report), err=True, nl=False)
+    stop = gate(report, policy)
+    if stop is not None:
+        _die(f"{policy}: not starting {cmd[0]!r}", stop)
+    raise typer.Exit(exec_job(cmd, prepared.env))
+
+
+@hook_app.command("slurm")
+def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = SysrootOpt) -> None:
+    """Prolog / HealthCheckProgram: quick profile + certificate verify within [hook] timeout;
+    one line `ampenv: <check>: <summary>` and a non-zero exit on failure."""
+    from ampenv.hooks.slurm import run_hook
+
+    try:
+        verdict = run_hook(Options(config_path=config, sysroot=sysroot), dict(os.environ))
+    except ConfigError as exc:
+        _die(str(exc))
+    for note in verdict.notes:
+        typer.echo(note, err=True)
+    if verdict.line:
+        typer.echo(verdict.line)
+    raise typer.Exit(verdict.code)
+
+
+@hook_app.command("npd")
+def hook_npd(
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+    timeout: float = typer.Option(4.0, "--timeout", help="Seconds, under NPD's plugin timeout."),
+) -> None:
+    """node-problem-detector plugin: exit 0 OK, 1 NonOK, 2 Unknown; <= 80 bytes on stdout."""
+    from ampenv.hooks.npd import run_plugin
+
+    code, message = run_plugin(Options(config_path=config, sysroot=sysroot), timeout)
+    sys.stdout.write(message + "\n")
+    raise typer.Exit(code)
+
+
+@app.command()
+def collect(
+    output: Path = typer.Option(..., "--output", "-o", help="The bundle to write (.tar.gz)."),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Write a support bundle: what the quick profile saw, secrets redacted (docs/bundle.md)."""
+    from ampenv.bundle import collect as collect_bundle
+    from ampenv.report.brief import VERDICTS
+
+    try:
+        report = collect_bundle(Options(config_path=config, sysroot=sysroot), output)
+    except (ConfigError, ValueError) as exc:
+        _die(str(exc))
+    verdict = VERDICTS.get(report.exit_code, "unhealthy")
+    typer.echo(f"ampenv: wrote {output} ({len(report.checks)} checks, {verdict})", err=True)
 
 
 def main() -> None:

@@ -1,0 +1,130 @@
+"""``ampenv run -- CMD ARGS…``: the container entrypoint.
+
+Prepare what the job needs (the CANN toolkit's ``set_env.sh``, sourced in a child bash whose
+resulting environment is taken over, and the ``[env]`` contract's defaults), gate on a profile,
+then become the job with ``exec``: the job keeps this pid, so signals from docker or the
+kubelet reach it directly and its exit code is the container's. ampenv writes only to stderr;
+stdout belongs to the job.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ampenv import envcontract
+from ampenv.doctor import Options, Session, diagnose, open_session
+from ampenv.probe import Probe, cann, proc
+from ampenv.runner import Report
+
+POLICIES = ("fail-closed", "warn-only")
+# The script path arrives as $1, never spliced into the command text.
+SOURCE_AND_DUMP = 'source "$1" >/dev/null 2>&1; env -0'
+# bash's own bookkeeping, not something the script exported.
+SHELL_NOISE = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
+SET_ENV_TIMEOUT = 15.0
+
+
+@dataclass
+class Prepared:
+    env: dict[str, str]
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_env0(text: str) -> dict[str, str]:
+    """``env -0`` output: NUL-separated NAME=value records (values may hold newlines)."""
+    pairs = (record.partition("=") for record in text.split("\0") if "=" in record)
+    return {name: value for name, _, value in pairs if name}
+
+
+def source_env(script: str, env: dict[str, str], timeout: float = SET_ENV_TIMEOUT) -> Prepared:
+    """What sourcing ``script`` (a real path) in a child bash adds to or changes in ``env``."""
+    result = proc.run(["bash", "-c", SOURCE_AND_DUMP, "ampenv-set-env", script], timeout, env=env)
+    if not result.ok:
+        return Prepared(dict(env), [f"could not source {script}: {result.describe()}"])
+    after = parse_env0(result.stdout)
+    changed = {k: v for k, v in after.items() if k not in SHELL_NOISE and env.get(k) != v}
+    return Prepared({**env, **changed}, [f"sourced {script}: {len(changed)} variables set"])
+
+
+def prepare_cann(probe: Probe, env: dict[str, str]) -> Prepared:
+    """Source the toolkit's set_env.sh unless this environment already points at it."""
+    found = cann.discover(probe)
+    if found.toolkit is None:
+        return Prepared(dict(env), ["no CANN toolkit found; environment left as is"])
+    if cann.sourced_state(probe, found.toolkit).sourced:
+        return Prepared(dict(env), [f"CANN {found.toolkit.version} environment already set"])
+    if found.set_env is None:
+        return Prepared(dict(env), [f"no set_env.sh beside {found.toolkit.home}"])
+    return source_env(str(probe.path(found.set_env)), env)
+
+
+def contract_defaults(terms: Mapping[str, Any], env: dict[str, str]) -> Prepared:
+    """Values for the unset variables the ``[env]`` contract names a value for. A variable
+    that is set is left alone even when it breaks the contract: the env checks then say so,
+    rather than the entrypoint overriding what the job was given."""
+    shape = envcontract.job_shape(env)
+    added: dict[str, str] = {}
+    for name, term in terms.items():
+        if name in env:
+            continue
+        needed = term.required_on(shape.multi_node) or term.default or term.unset_breaks()
+        value = term.fix(None) if needed else None
+        if value is not None:
+            added[name] = value
+    note = f"[env] contract defaults: {', '.join(sorted(added)) or 'none needed'}"
+    return Prepared({**env, **added}, [note])
+
+
+def gate(report: Report, policy: str) -> Optional[int]:
+    """None to start the job, else the exit code to stop with. fail-closed stops on a failed
+    check (1) and when the node could not be judged (3); warn-only never stops."""
+    if policy == "warn-only" or report.exit_code == 0:
+        return None
+    return report.exit_code
+
+
+def check_policy(policy: str) -> None:
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}: use {' or '.join(POLICIES)}")
+
+
+def prepare_and_judge(
+    opts: Options,
+    *,
+    policy: Optional[str] = None,
+    profile: Optional[str] = None,
+    env: Optional[dict[str, str]] = None,
+) -> tuple[Prepared, Report, str]:
+    """Prepare the environment and run the profile under it; ``[run]`` in the config gives
+    the policy and profile the command line left out. Returns both and the policy used."""
+    env = dict(os.environ if env is None else env)
+    session: Session = open_session(opts, env)
+    run_cfg = session.config.section("run")
+    policy = policy or run_cfg["policy"]
+    check_policy(policy)
+    opts.profile = profile or run_cfg["profile"]
+    cann_env = prepare_cann(session.probe, env)
+    contract = contract_defaults(session.config.section("env"), cann_env.env)
+    prepared = Prepared(contract.env, cann_env.notes + contract.notes)
+    session.probe = Probe(sysroot=session.probe.sysroot, env=prepared.env)
+    report = diagnose(opts, session)
+    return prepared, report, policy
+
+
+def exec_job(cmd: list[str], env: dict[str, str]) -> int:
+    """Become the job. Returns only when exec failed: 127 not found, 126 not runnable."""
+    proc.kill_children()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvpe(cmd[0], cmd, env)
+    except FileNotFoundError:
+        sys.stderr.write(f"ampenv: cannot run {cmd[0]!r}: command not found\n")
+        return 127
+    except OSError as exc:
+        sys.stderr.write(f"ampenv: cannot run {cmd[0]!r}: {exc.strerror or exc}\n")
+        return 126

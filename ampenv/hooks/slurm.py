@@ -1,0 +1,182 @@
+"""``ampenv hook slurm``: a Slurm Prolog or HealthCheckProgram.
+
+Runs the quick profile and ``certificate verify`` inside ``[hook] timeout`` seconds, counted
+from the process start. On failure it prints one line, ``ampenv: <check id>: <summary>``, and
+exits non-zero. With ``[hook] drain = true`` it also drains the node with that line as the
+reason, the NHC way: a reason that does not start with ``ampenv:`` belongs to an admin and is
+never overwritten, and only a node ampenv drained is resumed, once it is healthy again.
+
+A job opts out with ``ampenv=off`` in ``SLURM_JOB_EXTRA`` (``sbatch --extra=ampenv=off``).
+Two hooks on one node do not both run: the second finds the lock held and exits 0 at once,
+since a non-zero Prolog exit would drain the node for a check that is in fact running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import socket
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from ampenv.doctor import Options, Session, diagnose, open_session
+from ampenv.hooks import process_start
+from ampenv.probe import proc
+from ampenv.report.brief import worst
+from ampenv.report.npd import truncate_utf8
+from ampenv.runner import REPORT_GRACE
+
+PREFIX = "ampenv:"
+EXIT_BUSY = 0  # another hook is judging this node; see the module docstring
+# Kept for what follows the checks: certificate verify and two scontrol calls.
+RESERVE_S = 1.5
+SCONTROL_TIMEOUT = 5.0
+REASON_BYTES = 160  # `sinfo -R` shows reasons in a column; keep them short
+
+_STATE = re.compile(r"(?:^|\s)State=(\S+)")
+_REASON = re.compile(r"^\s*Reason=(.*?)\s*$", re.MULTILINE)
+
+
+@dataclass
+class NodeState:
+    """What ``scontrol show node`` says about the node ampenv may drain."""
+
+    state: str
+    reason: Optional[str]  # e.g. "Not responding [slurm@2021-10-19T12:56:19]"
+
+    @property
+    def drained(self) -> bool:
+        return "DRAIN" in self.state.upper()
+
+    @property
+    def ours(self) -> bool:
+        return bool(self.reason) and self.reason.startswith(PREFIX)
+
+
+def parse_show_node(text: str) -> Optional[NodeState]:
+    """``State=`` and ``Reason=`` of ``scontrol show node`` (the reason runs to the line end)."""
+    state = _STATE.search(text)
+    if state is None:
+        return None
+    reason = _REASON.search(text)
+    return NodeState(state.group(1), reason.group(1) if reason else None)
+
+
+def opted_out(job_extra: str) -> bool:
+    """``ampenv=off`` among the comma- or space-separated items of SLURM_JOB_EXTRA."""
+    items = re.split(r"[,;\s]+", job_extra.strip())
+    return any(item.lower() == "ampenv=off" for item in items)
+
+
+def node_name(env: dict[str, str]) -> str:
+    return env.get("SLURMD_NODENAME") or socket.gethostname()
+
+
+def lock_path(configured: Optional[str]) -> Path:
+    if configured:
+        return Path(configured)
+    if os.geteuid() == 0 and os.path.isdir("/run"):
+        return Path("/run/ampenv-hook.lock")
+    return Path(tempfile.gettempdir()) / f"ampenv-hook-{os.geteuid()}.lock"
+
+
+@contextlib.contextmanager
+def single_flight(path: Path) -> Iterator[Optional[str]]:
+    """Hold an exclusive, non-blocking flock on ``path``. Yields None when held, else who
+    holds it (the pid written there), so the caller can step aside at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            yield f"pid {holder}"
+            return
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield None
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+@dataclass
+class Verdict:
+    code: int  # 0 healthy; else the exit code (1 a check failed, 3 could not judge)
+    line: Optional[str] = None  # "ampenv: <check id>: <summary>" when not healthy
+    notes: list[str] = field(default_factory=list)
+
+
+def certificate_problem(session: Session) -> Optional[str]:
+    """Why ``ampenv certificate verify`` refuses this node, or None when it accepts it."""
+    try:
+        from ampenv.smoke import certificate  # noqa: F401
+    except ImportError:
+        return "cannot verify: ampenv.smoke.certificate is not installed"
+    return None
+
+
+def judge(opts: Options, session: Session, end: float) -> Verdict:
+    """The quick profile within the budget, then the certificate."""
+    opts.profile = "quick"
+    opts.deadline = max(0.2, end - time.monotonic() - REPORT_GRACE - RESERVE_S)
+    report = diagnose(opts, session)
+    bad = worst(report)
+    if report.exit_code != 0 and bad is not None:
+        return Verdict(report.exit_code, f"{PREFIX} {bad.id}: {bad.summary}")
+    if session.config.section("hook")["certificate"]:
+        problem = certificate_problem(session)
+        if problem:
+            return Verdict(1, f"{PREFIX} certificate: {problem}")
+    return Verdict(0)
+
+
+def _scontrol(args: list[str], env: dict[str, str], end: float) -> proc.CommandResult:
+    timeout = max(0.2, min(SCONTROL_TIMEOUT, end - time.monotonic()))
+    return proc.run(["scontrol", *args], timeout, env=env)
+
+
+def settle_node(node: str, verdict: Verdict, env: dict[str, str], end: float) -> list[str]:
+    """Drain an unhealthy node, or resume one ampenv drained; never touch an admin's reason."""
+    shown = _scontrol(["show", "node", node], env, end)
+    state = parse_show_node(shown.stdout) if shown.ok else None
+    if state is None:
+        return [f"{PREFIX} node {node} left as is: cannot read its state ({shown.describe()})"]
+    if verdict.code == 0:
+        if not (state.drained and state.ours):
+            return []
+        done = _scontrol(["update", f"NodeName={node}", "State=RESUME"], env, end)
+        return [f"{PREFIX} resumed {node}" if done.ok else f"{PREFIX} {done.describe()}"]
+    if state.reason and not state.ours:
+        return [f"{PREFIX} node {node} left as is: its reason is an admin's: {state.reason}"]
+    reason = truncate_utf8(verdict.line or PREFIX, REASON_BYTES)
+    done = _scontrol(["update", f"NodeName={node}", "State=DRAIN", f"Reason={reason}"], env, end)
+    return [f"{PREFIX} drained {node}" if done.ok else f"{PREFIX} {done.describe()}"]
+
+
+def run_hook(opts: Options, env: dict[str, str]) -> Verdict:
+    """Everything but printing: opt-out, lock, judge, drain or resume."""
+    start = process_start()
+    if opted_out(env.get("SLURM_JOB_EXTRA", "")):
+        return Verdict(0, notes=[f"{PREFIX} skipped: SLURM_JOB_EXTRA has ampenv=off"])
+    session = open_session(opts, env)
+    hook_cfg = session.config.section("hook")
+    end = start + float(hook_cfg["timeout"])
+    lock = lock_path(hook_cfg["lock_file"])
+    with single_flight(lock) as holder:
+        if holder is not None:
+            note = f"{PREFIX} another hook holds {lock} ({holder}); not running twice"
+            return Verdict(EXIT_BUSY, notes=[note])
+        try:
+            verdict = judge(opts, session, end)
+        finally:
+            proc.kill_children()  # a hung tool the runner gave up on dies with the verdict
+        if hook_cfg["drain"]:
+            verdict.notes += settle_node(node_name(env), verdict, env, end)
+    return verdict
