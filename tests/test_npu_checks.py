@@ -559,6 +559,11 @@ def test_doctor_with_hung_npu_smi_returns_in_time_and_leaves_nothing(node: Node,
     assert devices["summary"] == "npu-smi did not answer in 2 s: the driver may be hung"
     assert elapsed < 2 + 2, f"doctor took {elapsed:.1f} s"
     assert leftover(smi) == []
+    # npu.driver and npu.device_nodes ran after it, judged on their own, and reused its
+    # (timed-out) npu-smi run instead of waiting on a second one.
+    assert ran.check("npu.driver")["status"] == "fail"
+    assert ran.check("npu.device_nodes")["status"] == "fail"
+    assert calls(smi) == ["info"]
 
 
 def test_fake_tool_refuses_unrecorded_arguments(node: Node):
