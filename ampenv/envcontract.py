@@ -283,24 +283,28 @@ def judge(
     """One finding per variable of the contract: whether this environment meets it."""
     findings = []
     for name, term in terms.items():
-        value = env.get(name)
-        if value is None:
-            findings.append(_judge_unset(term, shape, source))
-            continue
-        shown = envrules.shown(name, value)
-        broken = term.violations(value)
-        if broken:
-            message = f"{shown} {' and '.join(broken)}"
-            fix = term.fix(value)
-            line = (
-                _set_line(term, fix, source)
-                if fix is not None or term.required_on(shape.multi_node)
-                else f"unset {name}"
-            )
-            findings.append(Finding(Status.FAIL, message, line))
-        else:
-            findings.append(Finding(Status.PASS, f"{shown} meets the contract ({term.describe()})"))
+        found = _judge_term(term, env.get(name), shape, source)
+        rule = envrules.RULES.get(name)
+        if rule and rule.read_by == envrules.READ_BY_NOBODY:
+            found.message += f" (CANN does not read {name}: only this contract gives it meaning)"
+        findings.append(found)
     return findings
+
+
+def _judge_term(term: Term, value: Optional[str], shape: JobShape, source: str) -> Finding:
+    if value is None:
+        return _judge_unset(term, shape, source)
+    shown = envrules.shown(term.name, value)
+    broken = term.violations(value)
+    if not broken:
+        return Finding(Status.PASS, f"{shown} meets the contract ({term.describe()})")
+    fix = term.fix(value)
+    line = (
+        _set_line(term, fix, source)
+        if fix is not None or term.required_on(shape.multi_node)
+        else f"unset {term.name}"
+    )
+    return Finding(Status.FAIL, f"{shown} {' and '.join(broken)}", line)
 
 
 def _judge_unset(term: Term, shape: JobShape, source: str) -> Finding:
@@ -345,3 +349,14 @@ def export_lines(
         elif fix is not None or current is not None:
             lines.append(envrules.export_line(name, fix))
     return lines, unmet
+
+
+def export_script(
+    terms: Mapping[str, Term], env: Mapping[str, str], source: str
+) -> tuple[str, list[str]]:
+    """``ampenv env --export``: a shell script for ``eval``, and what it cannot satisfy."""
+    shape = job_shape(env)
+    kind = "multi-node" if shape.multi_node else "single-node"
+    lines, unmet = export_lines(terms, env, shape)
+    header = f"# ampenv env --export: [env] of {source}; {kind} job ({shape.reason})"
+    return "\n".join([header, *lines, *(f"# unmet: {u}" for u in unmet)]) + "\n", unmet

@@ -1169,13 +1169,12 @@ def judge(
     forbid: Optional[Sequence[str]] = None,
 ) -> list[Finding]:
     """Every finding about one variable that is set. ``in_contract``: the cluster's contract
-    names it (what matters for variables nothing else reads). ``forbid``: the tokens the value
-    must not hold (None: the rule's own; pass () when the contract judges them instead)."""
+    names it (a variable nothing reads is then left to the contract). ``forbid``: the tokens
+    the value must not hold (None: the rule's own; pass () when the contract judges them)."""
     what = shown(rule.name, value)
     if rule.read_by == READ_BY_NOBODY:
         if in_contract:
-            note = f"{what}: CANN does not read {rule.name}; ampenv checks it only against "
-            return [Finding(Status.PASS, note + "the cluster's contract")]
+            return []  # the contract's own finding says what is expected, and that CANN ignores it
         return [
             Finding(
                 Status.WARN,

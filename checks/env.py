@@ -92,7 +92,8 @@ def _judge(ctx: CheckContext, family: str) -> Result:
         else f"no {label} variables set: CANN defaults apply"
     )
     if contract:
-        summary += f"; the cluster's contract ({len(contract)} entries) is met"
+        entries = f"{len(contract)} entr{'y' if len(contract) == 1 else 'ies'}"
+        summary += f"; the cluster's contract ({entries}) is met"
     facts = {
         "variables": judged,
         "chip": chip_name,
