@@ -294,6 +294,36 @@ def collect(
     typer.echo(f"ampenv: wrote {output} ({len(report.checks)} checks, {verdict})", err=True)
 
 
+@app.command("env")
+def env_command(
+    export: bool = typer.Option(
+        False, "--export", help="Print `export VAR=value` lines that satisfy the [env] contract."
+    ),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Judge the Ascend and HCCL variables and the cluster's [env] contract; with --export,
+    print the shell lines that satisfy the contract (for `eval` in an entrypoint)."""
+    from ampenv.envcontract import export_script
+    from ampenv.report import render
+
+    opts = Options(profile="quick", only=["env"], config_path=config, sysroot=sysroot)
+    try:
+        session = open_session(opts)
+        if not export:
+            report = diagnose(opts, session)
+    except ConfigError as exc:
+        _die(str(exc))
+    if not export:
+        emit(render(report, "text", color=_use_color(None)), None)
+        raise typer.Exit(report.exit_code)
+    script, unmet = export_script(session.config.section("env"), os.environ, session.config.label)
+    sys.stdout.write(script)
+    for line in unmet:
+        typer.echo(f"ampenv: unmet: {line}", err=True)
+    raise typer.Exit(1 if unmet else 0)
+
+
 def main() -> None:
     try:
         app(prog_name="ampenv")
