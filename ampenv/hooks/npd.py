@@ -28,7 +28,9 @@ def run_plugin(opts: Options, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, st
     opts.deadline = max(0.2, process_start() + timeout - time.monotonic() - REPORT_GRACE)
     try:
         report = diagnose(opts)
-    except (ConfigError, ValueError) as exc:
+    except ConfigError as exc:  # the key first: a long config path would push it out
+        return UNKNOWN, truncate_utf8(f"ampenv: config {exc.key}: {exc.message}", MAX_BYTES - 1)
+    except ValueError as exc:
         return UNKNOWN, truncate_utf8(f"ampenv: {exc}", MAX_BYTES - 1)
     finally:
         proc.kill_children()
