@@ -601,9 +601,9 @@ def _stamp(result: CleanResult) -> None:
 def describe(result: CleanResult) -> str:
     """One line: what a cleaning did (the ``--fix`` line)."""
     n = len(result.removed)
-    line = (
-        f"removed {n} stale cache entr{'y' if n == 1 else 'ies'}, freed {human_bytes(result.freed)}"
-    )
+    entries = "entry" if n == 1 else "entries"
+    freed = result.freed
+    line = f"removed {n} stale cache {entries}, freed {freed} bytes ({human_bytes(freed)})"
     if not result.plan.items and not result.plan.refused:
         line = "nothing stale to remove"
     kept = len(result.plan.refused) + len(result.failed)
