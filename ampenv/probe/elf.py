@@ -63,9 +63,11 @@ def read_elf(path: str) -> ElfInfo:
 
 
 def _parse(fh: BinaryIO, path: str) -> ElfInfo:
-    ident = _read(fh, 0, 16)
+    ident = fh.read(16)
     if ident[:4] != b"\x7fELF":
         raise ElfError(f"{path} is not an ELF file")
+    if len(ident) < 16:
+        raise ElfError(f"{path}: truncated ELF header")
     bits = {1: 32, 2: 64}.get(ident[4])
     endian = {1: "<", 2: ">"}.get(ident[5])
     if bits is None or endian is None:
