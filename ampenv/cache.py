@@ -242,27 +242,35 @@ def resolve_places(probe: Probe, roots: list[Any]) -> list[Place]:
         if real in seen:
             continue
         seen.add(real)
-        place.refused = _refusal(probe, place, guard, real, homes)
+        place.refused = _refusal(probe, place, guard, homes)
         places.append(place)
     return places
 
 
-def _refusal(probe: Probe, place: Place, guard: str, real: str, homes: list[str]) -> Optional[str]:
-    """Why ampenv will never clean below this place, or None."""
+def _resolved(probe: Probe, path: str) -> Optional[str]:
+    """A system path with its links followed, or None when they lead out of the sysroot."""
+    top = os.path.realpath(probe.sysroot) if probe.sysroot else "/"
+    real = os.path.realpath(probe.path(path))
+    if not saferm.within(real, top):
+        return None
+    rel = os.path.relpath(real, top)
+    return "/" if rel == "." else "/" + rel
+
+
+def _refusal(probe: Probe, place: Place, guard: str, homes: list[str]) -> Optional[str]:
+    """Why ampenv will never clean below this place, or None. Both the folder the variable
+    names and the place itself are judged, as written and with their links followed."""
     if not place.root.startswith("/"):
         return f"{place.source}: {place.root} is not an absolute path"
     for path in dict.fromkeys((guard, place.root)):
-        reason = saferm.protected_reason(path, homes)
-        if reason:
-            return f"{place.source}: {reason}"
-    top = os.path.realpath(probe.sysroot) if probe.sysroot else "/"
-    if not saferm.within(real, top):
-        return f"{place.source}: {place.root} resolves to {real}, outside the sysroot"
-    rel = os.path.relpath(real, top)
-    resolved = ("/" if rel == "." else "/" + rel) if probe.sysroot else real
-    reason = saferm.protected_reason(os.path.normpath(resolved), homes)
-    if reason:
-        return f"{place.source}: {place.root} resolves to {resolved}, and {reason}"
+        resolved = _resolved(probe, path)
+        if resolved is None:
+            return f"{place.source}: {path} resolves to a folder outside the sysroot"
+        for seen in dict.fromkeys((path, resolved)):
+            reason = saferm.protected_reason(seen, homes)
+            if reason:
+                how = "" if seen == path else f"{path} resolves to {seen}, and "
+                return f"{place.source}: {how}{reason}"
     if os.path.islink(place.path):
         return (
             f"{place.source}: {place.root} is a symbolic link; ampenv does not follow links "
