@@ -34,8 +34,9 @@ from ampenv.runner import REPORT_GRACE
 
 PREFIX = "ampenv:"
 EXIT_BUSY = 0  # another hook is judging this node; see the module docstring
-# Kept for what follows the checks: certificate verify and two scontrol calls.
-RESERVE_S = 1.5
+# Kept for what follows the checks: certificate verify and two scontrol calls (which are
+# also cut off at the end of the budget).
+RESERVE_S = 0.8
 SCONTROL_TIMEOUT = 5.0
 REASON_BYTES = 160  # `sinfo -R` shows reasons in a column; keep them short
 

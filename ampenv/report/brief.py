@@ -14,13 +14,17 @@ from ampenv.runner import CheckRun, Report
 VERDICTS = {0: "healthy", 1: "unhealthy", 3: "could not judge"}
 
 
+# What decides the exit code first: a failure (1) outweighs a check that could not judge (3).
+DECIDING = (Status.FAIL, Status.ERROR, Status.WARN)
+
+
 def worst(report: Report) -> Optional[CheckRun]:
-    """The check that decides the verdict: the first of the worst status (skips never do)."""
-    judged = [c for c in report.checks if c.status not in (Status.PASS, Status.SKIP)]
-    if not judged:
-        return None
-    top = max(c.status.rank for c in judged)
-    return next(c for c in judged if c.status.rank == top)
+    """The check that decides the verdict, the first of its status (skips never do)."""
+    for status in DECIDING:
+        found = next((c for c in report.checks if c.status is status), None)
+        if found is not None:
+            return found
+    return None
 
 
 def headline(report: Report) -> str:

@@ -1,0 +1,227 @@
+"""ampenv hook slurm, with a fake ``scontrol`` on PATH that records its argv (one JSON list per
+call) and replays a real ``scontrol show node`` capture, and a fake ``npu-smi`` that hangs.
+
+Failing checks come from a drop-in plugin (``AMPENV_CHECKS_PATH``), the way a site adds its own.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import stat
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Optional
+
+import psutil
+import pytest
+from conftest import FIXTURES, clean_env, run_ampenv
+from fakebin import calls, fake_tool, path_with
+
+from ampenv.hooks.slurm import opted_out, parse_show_node
+
+IDLE = FIXTURES / "slurm" / "show_node_idle_20.11.9.txt"
+ADMIN_DRAINED = FIXTURES / "slurm" / "show_node_down_drain_21.08.3.txt"
+NODE = "node-7"
+FAILURE = "NPU 3 reports Alarm"
+PLUGIN = f"""\
+from ampenv.checks import Result, check
+
+@check("site.rule", title="A site rule")
+def site_rule(ctx):
+    return Result.fail({FAILURE!r}, remedy="drain the node and reset NPU 3")
+"""
+SCONTROL = """\
+import json, sys
+with open({log!r}, "a") as fh:
+    fh.write(json.dumps(sys.argv[1:]) + "\\n")
+if sys.argv[1:3] == ["show", "node"]:
+    sys.stdout.write(open({show!r}).read())
+"""
+
+
+class Node:
+    """A node for the hook: a bin folder (fake scontrol) on PATH, a config, an environment."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.bin = tmp / "bin"
+        self.bin.mkdir()
+        self.scontrol_log = tmp / "scontrol.argv"
+        self.show = tmp / "show-node.txt"
+        self.lock = tmp / "hook.lock"
+        script = self.bin / "scontrol"
+        script.write_text(
+            f"#!{sys.executable} -IS\n"
+            + SCONTROL.format(log=str(self.scontrol_log), show=str(self.show))
+        )
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+        self.env = clean_env(PATH=path_with(self.bin), SLURMD_NODENAME=NODE)
+        self.shows(IDLE.read_text())
+        self.configure()
+
+    def shows(self, text: str) -> None:
+        self.show.write_text(text)
+
+    def configure(self, **hook: object) -> None:
+        values = {"certificate": False, "lock_file": str(self.lock), **hook}
+        lines = ["[hook]"] + [f"{k} = {json.dumps(v)}" for k, v in values.items()]
+        (self.tmp / "ampenv.toml").write_text("\n".join(lines) + "\n")
+        self.env["AMPENV_CONFIG"] = str(self.tmp / "ampenv.toml")
+
+    def failing(self) -> None:
+        plugins = self.tmp / "checks.d"
+        plugins.mkdir()
+        (plugins / "site.py").write_text(PLUGIN)
+        self.env["AMPENV_CHECKS_PATH"] = str(plugins)
+
+    def scontrol_calls(self) -> list[list[str]]:
+        if not self.scontrol_log.exists():
+            return []
+        return [json.loads(line) for line in self.scontrol_log.read_text().splitlines()]
+
+    def hook(self):
+        return run_ampenv("hook", "slurm", env=self.env)
+
+
+@pytest.fixture
+def node(tmp_path) -> Node:
+    return Node(tmp_path)
+
+
+def drained_by_ampenv(capture: str, reason: str) -> str:
+    """The idle capture as Slurm shows a node ampenv drained (edited here, in the open)."""
+    text = capture.replace("State=IDLE ", "State=IDLE+DRAIN ")
+    return text.replace(
+        "   Comment=(null)", f"   Reason={reason} [root@2026-01-02T03:04:05]\n   Comment=(null)"
+    )
+
+
+def test_a_failure_prints_one_line_and_exits_non_zero_without_draining_by_default(node):
+    node.failing()
+    ran = node.hook()
+    assert ran.returncode == 1
+    assert ran.stdout == f"ampenv: site.rule: {FAILURE}\n"
+    assert node.scontrol_calls() == []  # [hook] drain is off unless the config asks
+
+
+def test_drain_sets_the_reason_as_one_argument(node):
+    node.failing()
+    node.configure(drain=True)
+    ran = node.hook()
+    assert ran.returncode == 1
+    assert node.scontrol_calls() == [
+        ["show", "node", NODE],
+        ["update", f"NodeName={NODE}", "State=DRAIN", f"Reason=ampenv: site.rule: {FAILURE}"],
+    ]
+    assert f"ampenv: drained {NODE}" in ran.stderr
+
+
+def test_an_admins_reason_is_left_untouched(node):
+    node.failing()
+    node.configure(drain=True)
+    node.shows(ADMIN_DRAINED.read_text())
+    ran = node.hook()
+    assert ran.returncode == 1
+    assert node.scontrol_calls() == [["show", "node", NODE]]  # read, never updated
+    assert "its reason is an admin's: Not responding [slurm@2021-10-19T12:56:19]" in ran.stderr
+
+
+def test_a_node_ampenv_drained_is_resumed_once_healthy(node):
+    node.configure(drain=True)
+    node.shows(drained_by_ampenv(IDLE.read_text(), f"ampenv: site.rule: {FAILURE}"))
+    ran = node.hook()
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert node.scontrol_calls()[-1] == ["update", f"NodeName={NODE}", "State=RESUME"]
+
+
+def test_a_healthy_node_drained_by_an_admin_stays_drained(node):
+    node.configure(drain=True)
+    node.shows(ADMIN_DRAINED.read_text())
+    ran = node.hook()
+    assert ran.returncode == 0
+    assert node.scontrol_calls() == [["show", "node", NODE]]
+
+
+def test_a_job_opts_out_with_slurm_job_extra(node):
+    node.failing()
+    node.configure(drain=True)
+    node.env["SLURM_JOB_EXTRA"] = "team=vision,ampenv=off"
+    ran = node.hook()
+    assert ran.returncode == 0
+    assert ran.stdout == ""
+    assert node.scontrol_calls() == []
+    assert "SLURM_JOB_EXTRA has ampenv=off" in ran.stderr
+
+
+def test_a_second_hook_steps_aside_while_the_lock_is_held(node):
+    node.failing()
+    node.configure(drain=True)
+    with open(node.lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("4242")
+        held.flush()
+        ran = node.hook()
+    assert ran.returncode == 0  # a non-zero Prolog exit would drain the node for nothing
+    assert f"another hook holds {node.lock} (pid 4242); not running twice" in ran.stderr
+    assert node.scontrol_calls() == []
+
+
+def _npu_smi_processes(fake: Path) -> list[psutil.Process]:
+    found = []
+    for p in psutil.process_iter(["cmdline"]):
+        cmdline: Optional[list[str]] = p.info["cmdline"]
+        if cmdline and any(str(fake) == part for part in cmdline):
+            found.append(p)
+    return found
+
+
+def test_a_hung_npu_smi_cannot_make_the_hook_overrun_its_time(node):
+    budget = 4.0
+    fake = fake_tool(node.bin, "npu-smi", hang=True)
+    # A site check with a generous timeout of its own: only the hook's budget can stop it.
+    plugins = node.tmp / "checks.d"
+    plugins.mkdir()
+    (plugins / "slow.py").write_text(
+        textwrap.dedent("""\
+            from ampenv.checks import Result, check
+
+            @check("site.smi", title="npu-smi answers", timeout=60)
+            def site_smi(ctx):
+                r = ctx.probe.run(["npu-smi", "info"], timeout=ctx.timeout_left(60))
+                return Result.ok("answered") if r.ok else Result.error(r.describe())
+        """)
+    )
+    node.env["AMPENV_CHECKS_PATH"] = str(plugins)
+    node.configure(drain=True, timeout=budget)
+    start = time.monotonic()
+    ran = node.hook()
+    took = time.monotonic() - start
+    assert took < budget, f"the hook took {took:.1f} s of {budget} s"
+    assert ran.returncode != 0
+    assert ran.stdout.startswith("ampenv: ") and ran.stdout.count("\n") == 1
+    assert calls(fake), "npu-smi was never asked, so nothing hung"
+    assert node.scontrol_calls()[-1][2] == "State=DRAIN"
+    time.sleep(0.2)
+    assert _npu_smi_processes(fake) == [], "a hung npu-smi outlived the hook"
+
+
+@pytest.mark.parametrize(
+    ("extra", "out"),
+    [("ampenv=off", True), ("x=1, AMPENV=OFF", True), ("ampenv=on", False), ("", False),
+     ("notampenv=off", False)],
+)  # fmt: skip
+def test_opt_out_parsing(extra, out):
+    assert opted_out(extra) is out
+
+
+def test_show_node_parsing_of_the_real_captures():
+    down = parse_show_node(ADMIN_DRAINED.read_text())
+    assert (down.state, down.reason, down.drained, down.ours) == (
+        "DOWN+DRAIN", "Not responding [slurm@2021-10-19T12:56:19]", True, False
+    )  # fmt: skip
+    idle = parse_show_node(IDLE.read_text())
+    assert (idle.state, idle.reason, idle.drained) == ("IDLE", None, False)
+    assert parse_show_node("slurm_load_node error: Invalid node name specified") is None
