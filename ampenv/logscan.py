@@ -75,11 +75,12 @@ SIGNATURES: tuple[Signature, ...] = (
     Signature(
         "EE9999",
         r"\bEE9999\b",
-        "inner error of the CANN runtime; no source pins its cause",
+        "inner error of the CANN runtime; the lines after it name the failing task (an HCCL "
+        "fftsplus timeout in LlamaFactory#5347); no source pins one cause",
         "collect the logs (`ampenv collect -o node.tar.gz`) for support; if it began after a "
         "CANN upgrade, clear all compile caches: `ampenv clean --all --yes` (a generic remedy, "
         "not a documented fix)",
-        f"{FACTS} (meaning not confirmed)",
+        f"{FACTS} (meaning not confirmed); hiyouga/LlamaFactory#5347",
     ),
     Signature(
         "E39999",
@@ -167,9 +168,10 @@ SIGNATURES: tuple[Signature, ...] = (
         "out-of-memory",
         r"(?i)\bout of memory\b",
         "an allocation did not fit the device (or host) memory",
-        "lower the batch size, set PYTORCH_NPU_ALLOC_CONF=expandable_segments:True against "
-        "fragmentation, and check `npu-smi info` for other processes",
-        f"{FACTS} (2xxxxx resource errors); torch_npu wording",
+        "lower the batch size; against fragmentation set "
+        "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True; check `npu-smi info` for other "
+        "processes on the device",
+        f"{FACTS} (2xxxxx resource errors); xingchensong/TouchNet#100 (torch_npu wording)",
     ),
     Signature(
         "init-env-failed",
@@ -243,16 +245,25 @@ def read_tail(path: str, limit: int) -> str:
     return data.decode("utf-8", "replace")
 
 
+def _excerpt(text: str, at: int, end: int, width: int = 200) -> str:
+    """The line holding text[at:end], cut to ``width`` characters around the match."""
+    start = text.rfind("\n", 0, at) + 1
+    stop = text.find("\n", end)
+    stop = len(text) if stop < 0 else stop
+    if stop - start > width:
+        start = max(start, at - width // 3)
+        stop = min(stop, start + width)
+    return text[start:stop].strip()
+
+
 def match(text: str, path: str, mtime: float) -> list[Hit]:
+    """Every signature found in ``text``: how often, and the first line that shows it."""
     hits = []
     for sig in SIGNATURES:
         found = list(sig.regex.finditer(text))
         if found:
-            at = found[0].start()
-            start = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            line = text[start : end if end >= 0 else len(text)].strip()
-            hits.append(Hit(sig, path, len(found), line[:200], mtime))
+            line = _excerpt(text, found[0].start(), found[0].end())
+            hits.append(Hit(sig, path, len(found), line, mtime))
     return hits
 
 
