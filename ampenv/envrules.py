@@ -41,23 +41,20 @@ KEY_OPS = (
 
 
 def chip_family(name: Optional[str]) -> str:
-    """910A, 910B (A2), A3, 310P, 310B or 950 for an npu-smi Name / SoC name, else unknown.
+    """910A, 910B (A2), A3, 310P, 310B or 950 for an npu-smi Name or SoC name, else unknown.
 
-    ascend-facts.md §1.1: the 910A family is 910A/910ProA/910ProB/910PremiumA and the bare
-    910B (SoC 100-104); A2 is 910B1-B4 (220-225); A3 shows as ``Ascend910`` or 910_93xx."""
-    if not name:
-        return UNKNOWN
-    n = name.strip().upper().removeprefix("ASCEND")
-    if n in ("910A", "910PROA", "910PROB", "910PREMIUMA", "910B"):
+    ascend-facts.md §1.1: 910A/910ProA/910ProB/910PremiumA are the first generation; A2 is
+    910B1-B4 (910B2C, 910B4-1); A3 shows as ``Ascend910`` in npu-smi and 910_93xx as a SoC.
+    A bare ``910B`` is first generation in CANN's SoC list but is used loosely for A2, so it
+    stays unknown (as in ampenv.amp.device): a wrong family would give wrong advice."""
+    n = (name or "").strip().upper().removeprefix("ASCEND")
+    if n in ("910A", "910PROA", "910PROB", "910PREMIUMA"):
         return "910A"
     if re.fullmatch(r"910B\d.*", n):
         return "910B"
-    if n == "910" or n.startswith("910_93"):
+    if n == "910" or re.fullmatch(r"910_?93\d*.*|910C.*", n):
         return "A3"
-    for family in ("310P", "310B", "950"):
-        if n.startswith(family):
-            return family
-    return UNKNOWN
+    return next((f for f in ("310P", "310B", "950") if n.startswith(f)), UNKNOWN)
 
 
 @dataclass(frozen=True)
@@ -294,27 +291,28 @@ class Options:
     def _item(self, item: str, node: Node) -> tuple[list[Problem], Optional[str]]:
         """The item's problems, and what of it to keep in a fixed value (None: drop it)."""
         if self.kv not in item:
-            if self.bare is not None:
-                found = self.bare.problems(item, node)
-                fails = [p for p in found if p.status is Status.FAIL]
-                return found, None if fails else item
-            return [
-                Problem(Status.FAIL, f"is not key{self.kv}value", subject=repr(item or ""))
-            ], None
+            if self.bare is None:
+                what = f"is not key{self.kv}value"
+                return [Problem(Status.FAIL, what, subject=repr(item))], None
+            return self._nested(self.bare, item, "", node)
         key, val = item.split(self.kv, 1)
         check = self.keys.get(key)
         if check is None:
             known = ", ".join(self.keys)
             what = f"is not an option ampenv knows (known: {known})"
             return [Problem(self.unknown, what, subject=repr(key))], None
-        raw = check.problems(val, node)
-        found = [
-            Problem(p.status, p.what, subject=f"{key}{self.kv}{p.subject or val}") for p in raw
-        ]
+        return self._nested(check, val, f"{key}{self.kv}", node)
+
+    @staticmethod
+    def _nested(
+        check: Validator, value: str, prefix: str, node: Node
+    ) -> tuple[list[Problem], Optional[str]]:
+        raw = check.problems(value, node)
+        found = [Problem(p.status, p.what, subject=prefix + (p.subject or value)) for p in raw]
         if not any(p.status is Status.FAIL for p in raw):
-            return found, item
+            return found, prefix + value
         fixes = [p.fix for p in raw if p.fix is not None]
-        return found, f"{key}{self.kv}{fixes[0]}" if fixes else None
+        return found, prefix + fixes[0] if fixes else None
 
     def describe(self) -> str:
         return f"'{self.sep}'-separated key{self.kv}value items ({', '.join(self.keys)})"
@@ -472,9 +470,14 @@ TOOLKIT_PATH = Path(
     "/usr/local/Ascend/cann-<version>/set_env.sh)",
 )
 HCCL_ALGOS = ("ring", "H-D_R", "NHR", "NHR_V1", "NB", "pipeline")
-HCCL_LEVELS = Options({"level0": one_of("NA"), "level1": OneOf(HCCL_ALGOS)}, sep=";")
+# level0 (inside a server) only takes NA; other levels are not in the reference: they warn.
+HCCL_LEVELS = Options(
+    {"level0": one_of("NA"), "level1": OneOf(HCCL_ALGOS)}, sep=";", unknown=Status.WARN
+)
 HCCL_A2A_LEVELS = Options(
-    {"level0": one_of("NA"), "level1": OneOf((*HCCL_ALGOS, "pairwise"))}, sep=";"
+    {"level0": one_of("NA"), "level1": OneOf((*HCCL_ALGOS, "pairwise"))},
+    sep=";",
+    unknown=Status.WARN,
 )
 INTRA_CAVEATS = (
     Caveat(
@@ -682,7 +685,8 @@ RULES: dict[str, Rule] = _rules(
             chars=r"[A-Za-z0-9_.\-/\u4e00-\u9fff]",
             chars_shape="letters, digits, _ . - / and Chinese",
             must_exist=True,
-            missing_fix="mkdir -p {value} (CANN 9.0 requires it to exist with rwx)",
+            missing_fix="mkdir -p {value} (CANN 9.0 requires it to exist with rwx), "
+            "or unset {name}",
         ),
         None,
         "shared cache root: kernel_cache (operator compile cache) and aoe_data; "
