@@ -87,9 +87,9 @@ def _facts(launch: dist_launch.Launch, view: list[dict[str, Any]]) -> dict[str, 
 def _failure_finding(launch: dist_launch.Launch, failure: dist_launch.Failure) -> Finding:
     kind = launch.plan.device_kind
     index = failure.device.partition(":")[2]  # "npu:3" -> "3"; "cpu" -> ""
-    remedy = f"{INSPECT[kind].format(i=index)}; {RERUN}"
-    if failure.network:
-        remedy = f"{failure.network}; {remedy}"
+    # A connect problem is about the path between ranks, not the rank's own device.
+    first = failure.network or INSPECT[kind].format(i=index)
+    remedy = f"{first}; {RERUN}"
     status = Status.ERROR if failure.kind == "missing" else Status.FAIL
     return Finding(status, failure.message, remedy)
 
@@ -105,7 +105,7 @@ def _sweep(view: list[dict[str, Any]]) -> list[dict[str, float]]:
     return [by_size[size] for size in sorted(by_size)]
 
 
-def judge(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
+def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
     plan = launch.plan
     view = _collective_view(launch)
     facts = _facts(launch, view)
@@ -247,7 +247,7 @@ def allreduce(ctx: CheckContext) -> Result:
     plan = dist_launch.plan(kind, BACKENDS[kind], local, worker_args, job)
     budget = max(1.0, ctx.timeout_left(float(settings["timeout"])) - REPORT_MARGIN)
     launch = dist_launch.execute(plan, budget, ctx.probe.env)
-    result = judge(launch, settings["min_busbw_gbps"])
+    result = verdict(launch, settings["min_busbw_gbps"])
     if job is None:
         result.details.append(f"{len(plan.local_ranks)} ranks from the {how}")
     return result

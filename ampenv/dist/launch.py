@@ -213,12 +213,18 @@ def execute(plan: Plan, budget: float, env: dict[str, str]) -> Launch:
 def network_hint(plan: Plan, stage: str, output: str, local_rank: int) -> Optional[str]:
     """Why a rank's failure looks like ranks that could not connect, and what to check: HCCL's
     own connect timeout, or a rendezvous that some rank never reached."""
-    if plan.backend == "hccl" and HCCL_CONNECT.search(output):
+    if plan.backend == "hccl" and (stage == "connect" or HCCL_CONNECT.search(output)):
         return (
             "HCCL could not connect the ranks in time: if ranks start far apart, raise "
-            "HCCL_CONNECT_TIMEOUT (export HCCL_CONNECT_TIMEOUT=1200; 120-7200 s, default 120), "
-            "and check the network: `ampenv doctor --only env.hccl`, "
-            f"`hccn_tool -i {local_rank} -link -g`, HCCL_IF_IP / HCCL_SOCKET_IFNAME"
+            "HCCL_CONNECT_TIMEOUT (export HCCL_CONNECT_TIMEOUT=1200; 120-7200 s, default 120; "
+            'and [checks."dist.allreduce"] timeout above it), and check the network: '
+            f"`ampenv doctor --only env.hccl`, `hccn_tool -i {local_rank} -link -g`, "
+            "HCCL_IF_IP / HCCL_SOCKET_IFNAME"
+        )
+    if plan.backend == "nccl" and stage == "connect":
+        return (
+            "NCCL could not connect the ranks: rerun with NCCL_DEBUG=INFO to see the transport "
+            "it tried, and pin the interface with NCCL_SOCKET_IFNAME"
         )
     if stage == "rendezvous" or STORE_CONNECT.search(output):
         where = f"{plan.master_addr}:{plan.master_port}"

@@ -224,6 +224,11 @@ def main(argv: Optional[list[str]] = None) -> int:
         payload["rendezvous_s"] = round(time.monotonic() - started, 3)
         stage("joined")
         plant_fault(rank)
+        # HCCL and NCCL connect the ranks lazily, in the first collective: give that its own
+        # stage, so a hang there reads as a connect problem.
+        stage("connect")
+        dist.all_reduce(torch.ones(1, device=device))
+        synchronize(device)
         dtypes = resolve_dtypes(args.dtypes.split(","), device, chip)
         for name in dtypes:
             for elements in CHECK_ELEMENTS:
