@@ -151,7 +151,8 @@ class DynamicLossScaler(LossScaler):
     """Halve the scale on overflow, double it after `growth_interval` clean steps.
 
     Without `min_scale`/`max_scale` the scale follows `torch.amp.GradScaler` exactly; with them
-    it is clamped as apex's LossScaler does (amp.initialize caps it at 2**24 by default).
+    it is clamped as apex's LossScaler does (amp.initialize caps it at 2**24 by default), the
+    initial scale included.
     """
 
     dynamic = True
