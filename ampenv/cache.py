@@ -504,8 +504,8 @@ def make_plan(
                 continue
             seen.add(entry.path)
             if entry.holds_root:
-                plan.refused.append(Refusal(str(entry.path), f"holds {entry.holds_root}"))
-            elif entry.other_fs:
+                continue  # another place: its own entries are judged there, the root stays
+            if entry.other_fs:
                 why = f"crosses into another filesystem at {entry.other_fs}"
                 plan.refused.append(Refusal(str(entry.path), why))
             else:
