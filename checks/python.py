@@ -189,6 +189,14 @@ def _libraries(
     needs = packages.library_needs(ctx.probe, TORCH_NPU, after=(TORCH,))
     if needs is None:
         return []
+    if not needs.modules:
+        return [
+            Finding(
+                Status.SKIP,
+                "torch_npu's RECORD lists no extension module: the libraries it needs are not "
+                "checked",
+            )
+        ]
     missing = packages.LibraryNeeds.missing(needs.at_import)
     later = {
         k: v for k, v in packages.LibraryNeeds.missing(needs.on_demand).items() if k not in missing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import time
+from types import ModuleType
 from typing import Optional
 
 from ampenv import config as config_mod
@@ -12,12 +13,18 @@ from ampenv.probe import Probe
 from ampenv.registry import builtin_dir
 
 
-def load_checks(family_file: str) -> dict[str, CheckSpec]:
-    """The checks a file of the built-in checks/ folder declares, by id."""
+def load_module(family_file: str) -> ModuleType:
+    """A file of the built-in checks/ folder, loaded as the registry loads it."""
     path = builtin_dir() / family_file
     spec = importlib.util.spec_from_file_location(f"under_test_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def load_checks(family_file: str) -> dict[str, CheckSpec]:
+    """The checks a file of the built-in checks/ folder declares, by id."""
+    module = load_module(family_file)
     return {v.id: v for v in vars(module).values() if isinstance(v, CheckSpec)}
 
 

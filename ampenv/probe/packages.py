@@ -8,6 +8,7 @@ extension modules need, read from their ELF headers.
 from __future__ import annotations
 
 import os
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -79,19 +80,20 @@ def _load(dist: metadata.Distribution) -> Optional[Dist]:
     return Dist(canonicalize_name(fields["Name"]), fields["Version"], requires, dist)
 
 
+def scan(path: Optional[list[str]] = None) -> dict[str, Dist]:
+    """The distributions on ``path`` (default: sys.path), by canonical name; the first one on
+    the path wins, as for import."""
+    found: dict[str, Dist] = {}
+    for raw in metadata.distributions(path=sys.path if path is None else path):
+        d = _load(raw)
+        if d is not None:
+            found.setdefault(d.name, d)
+    return found
+
+
 def installed(probe: Probe) -> dict[str, Dist]:
-    """The distributions this interpreter sees, by canonical name (the first on sys.path wins,
-    as for import)."""
-
-    def collect() -> dict[str, Dist]:
-        found: dict[str, Dist] = {}
-        for raw in metadata.distributions():
-            d = _load(raw)
-            if d is not None:
-                found.setdefault(d.name, d)
-        return found
-
-    return probe.fact("python.dists", collect)
+    """The distributions this interpreter sees, memoised."""
+    return probe.fact("python.dists", scan)
 
 
 # -- pip check ---------------------------------------------------------------------------------
@@ -186,6 +188,7 @@ class LibraryNeeds:
     load, which ``import torch_npu`` opens at once. ``on_demand``: needs only of deeper ones
     (torchair, plugins), opened when that feature is used."""
 
+    modules: list[str] = field(default_factory=list)  # the top-level extension modules
     at_import: list[elf.Need] = field(default_factory=list)
     on_demand: list[elf.Need] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
@@ -241,7 +244,7 @@ def library_needs(probe: Probe, name: str, after: tuple[str, ...] = ()) -> Optio
         reached = {os.path.realpath(n.found) for n in at_import if n.found} | set(map(_real, top))
         rest = [f for f in objects if _real(f) not in reached]
         on_demand, bad2 = elf.closure(rest, view)
-        return LibraryNeeds(at_import, on_demand, bad + bad2)
+        return LibraryNeeds(top, at_import, on_demand, bad + bad2)
 
     return probe.fact(("python.libneeds", canonicalize_name(name), after), compute)
 
