@@ -1,0 +1,215 @@
+"""Support bundles: collected on a planted node built from real captures, re-judged offline.
+
+The node: the driver and firmware version.info of the Huawei docs, the CANN 8.0.0 install.info
+of vllm-ascend#362 (arch edited in the open to this host's) with the reconstructed set_env.sh,
+eight device nodes (links to /dev/null, a real character device), and a fake npu-smi that
+replays the real 910B2 x8 capture.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import platform
+import tarfile
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, clean_env, run_ampenv
+from fakebin import calls, fake_tool, path_with
+
+from ampenv import bundle as bundle_mod
+from ampenv.bundle import BundleError, BundleProbe
+from ampenv.runner import OFFLINE_ACTIVE
+
+VERSIONS = FIXTURES / "version-files"
+IDLE_910B2 = FIXTURES / "npu-smi" / "910b2_8dev_idle_23.0.7.txt"
+DRIVER_INFO = VERSIONS / "driver_version.info_24.1.rc1_doc.txt"
+TOOLKIT = "/usr/local/Ascend/ascend-toolkit"
+# Checks that judge what only the live node has (device nodes are not files a bundle holds):
+# offline they skip and say why, by their own design.
+LIVE_ONLY = {"npu.device_nodes"}
+
+
+def plant(root: Path, path: str, text: str) -> None:
+    target = root / path.lstrip("/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+
+
+@pytest.fixture
+def planted(sysroot: Path, tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """The node's environment (sysroot, fake npu-smi on PATH) and its npu-smi."""
+    plant(sysroot, "/usr/local/Ascend/driver/version.info", DRIVER_INFO.read_text())
+    firmware = VERSIONS / "firmware_version.info_7.1.0.11.220_doc.txt"
+    plant(sysroot, "/usr/local/Ascend/firmware/version.info", firmware.read_text())
+    arch = platform.machine()
+    info = VERSIONS / "ascend_toolkit_install.info_8.0.0_aarch64_vllm-ascend-362.txt"
+    plant(sysroot, f"{TOOLKIT}/8.0.0/{arch}-linux/ascend_toolkit_install.info",
+          info.read_text().replace("aarch64", arch))  # fmt: skip
+    (sysroot / TOOLKIT.lstrip("/") / "latest").symlink_to("8.0.0")
+    set_env = VERSIONS / "set_env.sh_toolkit_exports_reconstructed.txt"
+    plant(sysroot, f"{TOOLKIT}/set_env.sh", set_env.read_text())
+    (sysroot / "dev").mkdir()
+    for name in [f"davinci{i}" for i in range(8)] + ["davinci_manager", "devmm_svm", "hisi_hdc"]:
+        (sysroot / "dev" / name).symlink_to("/dev/null")
+    smi = fake_tool(tmp_path / "bin", "npu-smi", {"info": IDLE_910B2})
+    env = clean_env(
+        PATH=path_with(tmp_path / "bin"),
+        AMPENV_SYSROOT=str(sysroot),
+        HCCL_CONNECT_TIMEOUT="1200",
+        HF_TOKEN="hf_secret_value_123",
+    )
+    return env, smi
+
+
+def verdicts(report: dict) -> dict[str, tuple[str, str]]:
+    return {c["id"]: (c["status"], c["summary"]) for c in report["checks"]}
+
+
+def read_member(path: Path, name: str) -> bytes:
+    with tarfile.open(path) as tar:
+        return tar.extractfile(name).read()
+
+
+def test_offline_verdict_equals_the_live_one(planted, tmp_path):
+    env, smi = planted
+    live = run_ampenv("doctor", "--profile", "quick", "--format", "json", env=env)
+    assert live.json["backend"] == "npu", live.stderr
+    bundle = tmp_path / "node.tar.gz"
+    collected = run_ampenv("collect", "-o", str(bundle), env=env)
+    assert collected.returncode == 0, collected.stderr
+    recorded = json.loads(read_member(bundle, "report.json"))
+    # The collect run is a live run of the same node: the same statuses as `doctor`.
+    assert {k: v[0] for k, v in verdicts(recorded).items()} == {
+        k: v[0] for k, v in verdicts(live.json).items()
+    }
+
+    asked = len(calls(smi))
+    offline = run_ampenv("doctor", "--bundle", str(bundle), "--profile", "quick",
+                         "--format", "json", env=clean_env())  # fmt: skip
+    assert len(calls(smi)) == asked, "the offline run executed a command"
+    assert offline.json["backend"] == "npu"
+    assert offline.json["host"] == recorded["host"]
+    got, want = verdicts(offline.json), verdicts(recorded)
+    assert got.keys() == want.keys()
+    differ = {k for k in want if got[k] != want[k]}
+    assert differ == LIVE_ONLY, {k: (want[k], got[k]) for k in differ}
+    for k in LIVE_ONLY:
+        assert got[k][0] == "skip" and "live node" in got[k][1]
+    assert offline.returncode == recorded["exit_code"]
+
+
+def test_the_bundle_holds_outputs_version_files_packages_and_a_redacted_environment(
+    planted, tmp_path
+):
+    env, smi = planted
+    bundle = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(bundle), env=env).returncode == 0
+    with tarfile.open(bundle) as tar:
+        names = set(tar.getnames())
+        assert all(m.isfile() for m in tar.getmembers())
+    manifest = json.loads(read_member(bundle, "manifest.json"))
+    assert manifest["format"] == "ampenv.bundle/1"
+    assert read_member(bundle, "files/usr/local/Ascend/driver/version.info").decode() == (
+        DRIVER_INFO.read_text()
+    )
+    commands = [json.loads(read_member(bundle, n)) for n in sorted(names)
+                if n.startswith("commands/")]  # fmt: skip
+    smi_info = next(c for c in commands if c["argv"] == [str(smi), "info"])
+    assert smi_info["stdout"] == IDLE_910B2.read_text()
+    facts = json.loads(read_member(bundle, "facts.json"))
+    assert "pytest" in facts["distributions"]
+    assert facts["globs"]["/dev/davinci[0-9]*"][:2] == ["/dev/davinci0", "/dev/davinci1"]
+    recorded_env = json.loads(read_member(bundle, "env.json"))
+    assert recorded_env["HF_TOKEN"] == "<redacted>"
+    assert recorded_env["HCCL_CONNECT_TIMEOUT"] == "1200"
+    assert b"hf_secret_value_123" not in bundle.read_bytes()  # compressed, so check inside too
+    assert all(b"hf_secret_value_123" not in read_member(bundle, n) for n in names)
+
+
+ACTIVE_PLUGIN = """\
+from ampenv.checks import Result, check
+
+@check("site.active", title="Device work", profile="full")
+def site_active(ctx):
+    return Result.fail("ran on the machine reading the bundle", remedy="never run offline")
+"""
+
+
+def test_active_checks_skip_offline_with_why(planted, tmp_path):
+    env, _ = planted
+    bundle = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(bundle), env=env).returncode == 0
+    plugins = tmp_path / "checks.d"
+    plugins.mkdir()
+    (plugins / "active.py").write_text(ACTIVE_PLUGIN)
+    env = clean_env(AMPENV_CHECKS_PATH=str(plugins))
+    offline = run_ampenv("doctor", "--bundle", str(bundle), "--profile", "certify",
+                         "--format", "json", env=env)  # fmt: skip
+    quick = set(verdicts(json.loads(read_member(bundle, "report.json"))))
+    active = {c["id"]: (c["status"], c["summary"]) for c in offline.json["checks"]
+              if c["id"] not in quick}  # fmt: skip
+    assert "site.active" in active
+    assert set(active.values()) == {("skip", OFFLINE_ACTIVE)}, active
+
+
+def test_a_command_not_recorded_is_missing(planted, tmp_path):
+    env, _ = planted
+    bundle = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(bundle), env=env).returncode == 0
+    probe = BundleProbe(str(bundle))
+    result = probe.run(["hccn_tool", "-i", "0", "-link", "-g"], timeout=5)
+    assert (result.outcome.value, result.error) == ("missing", "not recorded in the bundle")
+    assert probe.read_text("/../../../etc/passwd") is None  # no way out of the bundle
+
+
+def _tar(path: Path, *members: tarfile.TarInfo, data: bytes = b"x") -> Path:
+    with tarfile.open(path, "w:gz") as tar:
+        for m in members:
+            tar.addfile(m, io.BytesIO(data) if m.isfile() else None)
+    return path
+
+
+def _file(name: str, size: int = 1) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    return info
+
+
+def _link(name: str, target: str, kind: bytes) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    return info
+
+
+@pytest.mark.parametrize(
+    ("member", "why"),
+    [
+        (_file("../escape"), "unsafe path"),
+        (_file("/etc/cron.d/evil"), "unsafe path"),
+        (_file("files/../../escape"), "unsafe path"),
+        (_link("files/etc/passwd", "/etc/passwd", tarfile.SYMTYPE), "not a regular file"),
+        (_link("files/hard", "/etc/shadow", tarfile.LNKTYPE), "not a regular file"),
+    ],
+)
+def test_unsafe_members_are_refused(tmp_path, member, why):
+    bundle = _tar(tmp_path / "evil.tar.gz", member)
+    with pytest.raises(BundleError, match=why):
+        BundleProbe(str(bundle))
+    assert not (tmp_path / "escape").exists()
+
+
+def test_size_limits(tmp_path, monkeypatch):
+    monkeypatch.setattr(bundle_mod, "MAX_MEMBER_BYTES", 4)
+    bundle = _tar(tmp_path / "big.tar.gz", _file("files/big", 5), data=b"12345")
+    with pytest.raises(BundleError, match="size limits"):
+        BundleProbe(str(bundle))
+
+
+def test_a_file_that_is_not_a_bundle_is_a_usage_error(tmp_path):
+    junk = tmp_path / "junk.tar.gz"
+    junk.write_bytes(b"not a tarball")
+    ran = run_ampenv("doctor", "--bundle", str(junk), env=clean_env())
+    assert ran.returncode == 2
+    assert "not a readable bundle" in ran.stderr or "cannot be unpacked" in ran.stderr
