@@ -297,24 +297,23 @@ def collect(
 @app.command("env")
 def env_command(
     export: bool = typer.Option(
-        False, "--export", help="Print `export VAR=value` lines that satisfy the [env] contract."
+        False, "--export", help="Print `export VAR=value` lines that satisfy the contract."
     ),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
-    """Judge the Ascend and HCCL variables and the cluster's [env] contract; with --export,
-    print the shell lines that satisfy the contract (for `eval` in an entrypoint)."""
+    """Judge the Ascend and HCCL variables and the cluster's contract (the env table of
+    ampenv.toml); with --export, print the shell lines that satisfy the contract, for `eval`."""
     from ampenv.envcontract import export_script
     from ampenv.report import render
 
     opts = Options(profile="quick", only=["env"], config_path=config, sysroot=sysroot)
     try:
         session = open_session(opts)
-        if not export:
-            report = diagnose(opts, session)
+        report = None if export else diagnose(opts, session)
     except ConfigError as exc:
         _die(str(exc))
-    if not export:
+    if report is not None:
         emit(render(report, "text", color=_use_color(None)), None)
         raise typer.Exit(report.exit_code)
     script, unmet = export_script(session.config.section("env"), os.environ, session.config.label)
