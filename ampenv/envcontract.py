@@ -25,19 +25,12 @@ from typing import Any, Optional
 from ampenv import envrules
 from ampenv.checks import Finding, Status
 from ampenv.config import ConfigError
+from ampenv.envrules import number_text
 from ampenv.redact import looks_secret, redact
 
 KEYS = ("equals", "one_of", "min", "max", "forbid", "required", "multi_node", "default")
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
-
-
-def _num(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
-
-
-def _tokens(value: str) -> set[str]:
-    return {t.lower() for t in re.split(r"[,;:/=\s]+", value) if t}
 
 
 @dataclass(frozen=True)
@@ -68,10 +61,10 @@ class Term:
             if not NUMBER.fullmatch(value):
                 broken.append(f"is not a number, but the contract sets a range {self._range()}")
             elif self.min is not None and float(value) < self.min:
-                broken.append(f"is below the contract's minimum {_num(self.min)}")
+                broken.append(f"is below the contract's minimum {number_text(self.min)}")
             elif self.max is not None and float(value) > self.max:
-                broken.append(f"is above the contract's maximum {_num(self.max)}")
-        held = _tokens(value)
+                broken.append(f"is above the contract's maximum {number_text(self.max)}")
+        held = envrules.tokens(value)
         bad = [t for t in self.forbid if t.lower() in held]
         if bad:
             broken.append(f"holds {', '.join(bad)}, which the contract forbids")
@@ -92,7 +85,7 @@ class Term:
             if start is not None:
                 candidates += [self._without_forbidden(start), self._clamped(start)]
         candidates += list(self.one_of)
-        candidates += [_num(x) for x in (self.min, self.max) if x is not None]
+        candidates += [number_text(x) for x in (self.min, self.max) if x is not None]
         return next((c for c in candidates if c and not self.violations(c)), None)
 
     def constraints(self) -> str:
@@ -120,8 +113,8 @@ class Term:
         return envrules.shown(self.name, self.equals or "")
 
     def _range(self) -> str:
-        lo = _num(self.min) if self.min is not None else "-inf"
-        hi = _num(self.max) if self.max is not None else "inf"
+        lo = number_text(self.min) if self.min is not None else "-inf"
+        hi = number_text(self.max) if self.max is not None else "inf"
         return f"[{lo}, {hi}]"
 
     def _without_forbidden(self, value: str) -> Optional[str]:
@@ -136,7 +129,7 @@ class Term:
             x = max(x, self.min)
         if self.max is not None:
             x = min(x, self.max)
-        return _num(x)
+        return number_text(x)
 
 
 # -- [env] in ampenv.toml ---------------------------------------------------------------------
@@ -149,7 +142,7 @@ def _scalar(name: str, key: str, value: Any, path: str) -> str:
             f"env.{name}",
             f'{key} must be a string or a number, got {value!r} (quote it: "1", "true")',
         )
-    return _num(value) if isinstance(value, (int, float)) else value
+    return number_text(value) if isinstance(value, (int, float)) else value
 
 
 def _term(name: str, spec: Any, path: str) -> Term:
@@ -190,7 +183,11 @@ def _term(name: str, spec: Any, path: str) -> Term:
         default=_scalar(name, "default", fields["default"], path) if "default" in fields else None,
     )
     if term.min is not None and term.max is not None and term.min > term.max:
-        raise ConfigError(path, key, f"min {_num(term.min)} is above max {_num(term.max)}")
+        raise ConfigError(
+            path,
+            key,
+            f"min {number_text(term.min)} is above max {number_text(term.max)}",
+        )
     _check_values(term, path)
     return term
 

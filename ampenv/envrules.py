@@ -26,7 +26,6 @@ from ampenv.checks import Finding, Status
 from ampenv.redact import redact
 
 UNKNOWN = "unknown"
-CHIP_FAMILIES = ("910A", "910B", "A3", "310P", "310B", "950")
 
 # Operators a training workload cannot afford to compile online on every new shape.
 KEY_OPS = (
@@ -92,7 +91,8 @@ def _accepts(check: Validator, value: str, node: Node) -> bool:
     return not any(p.status is Status.FAIL for p in check.problems(value, node))
 
 
-def _num(x: float) -> str:
+def number_text(x: float) -> str:
+    """600 rather than 600.0."""
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
@@ -140,7 +140,7 @@ class Range:
         if below or above:
             edge = self.lo if below else self.hi
             open_edge = self.lo_open if below else self.hi_open
-            fix = None if open_edge or edge is None else _num(edge)
+            fix = None if open_edge or edge is None else number_text(edge)
             return [Problem(Status.FAIL, f"is out of range (valid: {self.describe()})", fix)]
         if self.step and x % self.step:
             used = max(self.step, int(x) - int(x) % self.step)
@@ -157,11 +157,11 @@ class Range:
         unit = self.unit
         if self.lo is not None and self.hi is not None:
             left, right = "(" if self.lo_open else "[", ")" if self.hi_open else "]"
-            text = f"{left}{_num(self.lo)}, {_num(self.hi)}{right}{unit}"
+            text = f"{left}{number_text(self.lo)}, {number_text(self.hi)}{right}{unit}"
         elif self.lo is not None:
-            text = f"{'>' if self.lo_open else '>='} {_num(self.lo)}{unit}"
+            text = f"{'>' if self.lo_open else '>='} {number_text(self.lo)}{unit}"
         elif self.hi is not None:
-            text = f"{'<' if self.hi_open else '<='} {_num(self.hi)}{unit}"
+            text = f"{'<' if self.hi_open else '<='} {number_text(self.hi)}{unit}"
         else:
             text = "any integer" if self.integer else "any number"
         return text + (f", in steps of {self.step}" if self.step else "")
@@ -1145,12 +1145,13 @@ def _remedy(rule: Rule, value: str, problem: Problem) -> str:
     return export_line(rule.name, fix)
 
 
-def _tokens(value: str) -> list[str]:
-    return [t for t in re.split(r"[,;:/=\s]+", value) if t]
+def tokens(value: str) -> set[str]:
+    """The words of a value (split on , ; : / = and blanks), lower-cased: what forbid matches."""
+    return {t.lower() for t in re.split(r"[,;:/=\s]+", value) if t}
 
 
 def _forbidden(rule: Rule, value: str, what: str, forbid: Sequence[str]) -> Optional[Finding]:
-    held = {t.lower() for t in _tokens(value)}
+    held = tokens(value)
     bad = [t for t in forbid if t.lower() in held]
     if not bad:
         return None
