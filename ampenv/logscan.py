@@ -17,7 +17,8 @@ from typing import Optional
 
 from ampenv.probe import Probe
 
-MAX_FILES = 64  # newest plogs read per run: a node can hold thousands
+MAX_FILES = 32  # newest plogs read per run: a node can hold thousands
+BUDGET_S = 5.0  # reading stops after this long; the files left are counted
 CLEAR_CACHES = "clear the stale caches: `ampenv clean --yes` (`ampenv doctor --fix` does the same)"
 FACTS = "ascend-facts.md §6"
 
@@ -36,6 +37,9 @@ class Signature:
     remedy: str
     source: str
     clears_cache: bool = False  # the remedy is to clear the stale caches
+    # Lowercase words every match contains: the regex runs only on lines holding one, so a
+    # 4 MiB log costs a substring search per signature, not a regex scan.
+    hints: tuple[str, ...] = ()
 
     @cached_property
     def regex(self) -> re.Pattern[str]:
@@ -52,6 +56,7 @@ SIGNATURES: tuple[Signature, ...] = (
         CLEAR_CACHES,
         "seed article (issue 6); text of Subversion's SVN_ERR_WC_BAD_ADM_LOG",
         clears_cache=True,
+        hints=("wc db work queue",),
     ),
     Signature(
         "op-compile-failed",
@@ -62,6 +67,7 @@ SIGNATURES: tuple[Signature, ...] = (
         CLEAR_CACHES,
         f"{FACTS} (inference: cache dirs built by another CANN go stale)",
         clears_cache=True,
+        hints=("fail",),
     ),
     Signature(
         "EZ9999",
@@ -71,6 +77,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the failing operator, then read the plog "
         "lines after EZ9999",
         f"{FACTS} (hw-native-sys/PTOAS#864)",
+        hints=("ez9999",),
     ),
     Signature(
         "EE9999",
@@ -81,6 +88,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "CANN upgrade, clear all compile caches: `ampenv clean --all --yes` (a generic remedy, "
         "not a documented fix)",
         f"{FACTS} (meaning not confirmed); hiyouga/LlamaFactory#5347",
+        hints=("ee9999",),
     ),
     Signature(
         "E39999",
@@ -90,6 +98,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "CANN upgrade, clear all compile caches: `ampenv clean --all --yes` (a generic remedy, "
         "not a documented fix)",
         f"{FACTS} (meaning not confirmed)",
+        hints=("e39999",),
     ),
     Signature(
         "EL0004",
@@ -98,6 +107,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "see who holds the device (`npu-smi info` process table, `fuser -v /dev/davinci*`), "
         "stop it, or pick a free device with ASCEND_RT_VISIBLE_DEVICES",
         f"{FACTS} (hw-native-sys/PTOAS#341)",
+        hints=("el0004", "memory_allocation_failure"),
     ),
     Signature(
         "507014",
@@ -107,6 +117,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator that hangs; report it with "
         "its input shapes",
         f"{FACTS} (rt_error_codes.h; PTOAS#864 retCode=0x25); vllm-ascend#4972",
+        hints=("507014", "aicore_timeout", "aicore timeout", "aicore execution times out"),
     ),
     Signature(
         "507015",
@@ -115,6 +126,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator, then check its inputs "
         "(shapes, dtypes, device of every tensor)",
         f"{FACTS} (rt_error_codes.h; retCode=0x26)",
+        hints=("507015", "aicore_exception", "aicore exception"),
     ),
     Signature(
         "vector-core",
@@ -122,6 +134,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "vector core timeout or exception in a kernel",
         "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator",
         f"{FACTS} (PTOAS#862 retCode=0x30)",
+        hints=("50703", "vector core"),
     ),
     Signature(
         "507033",
@@ -130,6 +143,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "`npu-smi info` and `fuser -v /dev/davinci*`: stop the holder; if dmesg shows "
         "`device(N) is not working`, drain the node",
         f"{FACTS} (PTOAS#341)",
+        hints=("507033", "dev_setup_error"),
     ),
     Signature(
         "507899",
@@ -138,6 +152,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "find the first error earlier in the same plog; check `npu-smi info -t health -i N`; "
         "if it repeats, reset the device or drain the node",
         f"{FACTS} (rt_error_codes.h)",
+        hints=("507899", "drv_internal_error"),
     ),
     Signature(
         "hccl-timeout",
@@ -147,6 +162,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "find the rank that failed first (its plog has the earliest error); raise "
         "HCCL_EXEC_TIMEOUT only for genuine skew between ranks",
         f"{FACTS}; vllm-ascend#382, lmdeploy#3354 (hccl fftsplus task timeout)",
+        hints=("timeout", "timed out", "timing out"),
     ),
     Signature(
         "EI0006",
@@ -155,6 +171,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "check the other ranks for an earlier error; if they only started late, raise "
         "HCCL_CONNECT_TIMEOUT (120 to 7200 s, e.g. export HCCL_CONNECT_TIMEOUT=1200)",
         "vllm-ascend#486; vllm-project/afd-plugin#229",
+        hints=("ei0006", "getting socket times out"),
     ),
     Signature(
         "stream-sync-timeout",
@@ -163,6 +180,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "look earlier in the plog for the operator or collective that hung; on a multi-node "
         "job check the other ranks' logs",
         "Ascend/pytorch#48 (EE1002, 507046)",
+        hints=("ee1002", "stream sync timeout", "507046"),
     ),
     Signature(
         "out-of-memory",
@@ -172,6 +190,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True; check `npu-smi info` for other "
         "processes on the device",
         f"{FACTS} (2xxxxx resource errors); xingchensong/TouchNet#100 (torch_npu wording)",
+        hints=("out of memory",),
     ),
     Signature(
         "init-env-failed",
@@ -180,6 +199,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "pip install numpy decorator sympy cffi protobuf attrs pyyaml pathlib2 scipy requests "
         "psutil absl-py",
         f"{FACTS} (Ascend/pytorch#7, EH9999)",
+        hints=("init env failed", "build op model failed"),
     ),
     Signature(
         "bf16-on-910a",
@@ -187,6 +207,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "bfloat16 on a chip without it (the 910A family supports float16 only)",
         "use float16 on 910A: amp dtype torch.float16 (ampenv picks it on 910A)",
         f"{FACTS} (LlamaFactory#4165, EZ1001)",
+        hints=("dt_bfloat16",),
     ),
     Signature(
         "dcmi-device-used",
@@ -194,6 +215,7 @@ SIGNATURES: tuple[Signature, ...] = (
         "another container holds the device (this one runs without --privileged)",
         "stop the other container, or give each container its own devices (ASCEND_VISIBLE_DEVICES)",
         "ascend-facts.md §1.2 (ret -8020)",
+        hints=("dcmi model initialized failed",),
     ),
 )
 
@@ -212,6 +234,7 @@ class LogScan:
     files: list[str] = field(default_factory=list)
     hits: list[Hit] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # explicit logs only
+    unread: int = 0  # files left when the time budget ran out
 
 
 # plog layouts: <root>/plog, and <root>/{run,debug}/plog on newer CANN (ascend-facts.md §6)
@@ -256,14 +279,30 @@ def _excerpt(text: str, at: int, end: int, width: int = 200) -> str:
     return text[start:stop].strip()
 
 
+def _lines_with(text: str, lower: str, hints: tuple[str, ...]) -> list[str]:
+    """The lines of ``text`` holding any of the hints, in order, each once."""
+    spans: set[tuple[int, int]] = set()
+    for hint in hints:
+        at = lower.find(hint)
+        while at >= 0:
+            start = text.rfind("\n", 0, at) + 1
+            stop = text.find("\n", at)
+            stop = len(text) if stop < 0 else stop
+            spans.add((start, stop))
+            at = lower.find(hint, stop)
+    return [text[a:b] for a, b in sorted(spans)]
+
+
 def match(text: str, path: str, mtime: float) -> list[Hit]:
     """Every signature found in ``text``: how often, and the first line that shows it."""
     hits = []
+    lower = text.lower()
     for sig in SIGNATURES:
-        found = list(sig.regex.finditer(text))
+        lines = "\n".join(_lines_with(text, lower, sig.hints))
+        found = list(sig.regex.finditer(lines))
         if found:
-            line = _excerpt(text, found[0].start(), found[0].end())
-            hits.append(Hit(sig, path, len(found), line, mtime))
+            first = _excerpt(lines, found[0].start(), found[0].end())
+            hits.append(Hit(sig, path, len(found), first, mtime))
     return hits
 
 
@@ -288,7 +327,11 @@ def scan(
             (str(probe.path(p)), False) for p in recent_plogs(probe, log_roots, max_age_days, now)
         ]
         targets += [(os.path.abspath(p), True) for p in explicit]
+        deadline = time.monotonic() + BUDGET_S
         for path, named in dict.fromkeys(targets):
+            if time.monotonic() > deadline:
+                result.unread += 1
+                continue
             try:
                 mtime = os.stat(path).st_mtime
                 text = read_tail(path, limit)

@@ -117,6 +117,10 @@ def cache_stale(ctx: CheckContext) -> Result:
     )
     findings = [*_place_findings(inv), *_log_findings(logs, inv)]
     details = [f"free disk: {human_bytes(b)} under {root}" for root, b in inv.disk_free.items()]
+    if logs.unread:
+        details.append(
+            f"{logs.unread} log(s) left unread: the scan stops after {logscan.BUDGET_S:g} s"
+        )
     if not inv.complete:
         details.append(
             f"the size scan stopped after {ctx.settings['scan_seconds']:g} s: entries it did not "

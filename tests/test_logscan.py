@@ -158,3 +158,22 @@ def test_the_newest_plogs_are_read_first_and_their_number_is_bounded(
     probe = Probe(sysroot=str(tmp_path), env={})
     found = logscan.recent_plogs(probe, ["/log"], 7.0, time.time())
     assert found == ["/log/plog/plog-1_1.log", "/log/plog/plog-2_1.log"]
+
+
+def test_every_match_lies_on_a_line_with_a_hint() -> None:
+    """The hints only skip lines on which the regex could not match."""
+    lines = [ln for f in sorted(LOGS.iterdir()) for ln in f.read_text().splitlines()]
+    for sig in logscan.SIGNATURES:
+        assert sig.hints and all(h == h.lower() for h in sig.hints), sig.id
+        for line in lines:
+            if sig.regex.search(line):
+                assert any(h in line.lower() for h in sig.hints), (sig.id, line)
+
+
+def test_reading_stops_when_the_time_budget_is_spent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logscan, "BUDGET_S", -1.0)
+    _plant_plog(tmp_path, "log/plog/plog-1_1.log", (LOGS / "touchnet-100_npu_oom.txt").read_text())
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), ["/log"], [])
+    assert (scan.unread, scan.files, scan.hits) == (1, [], [])
