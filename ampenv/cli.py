@@ -220,7 +220,9 @@ def export_textfile(report: Report, directory: Optional[Path]) -> None:
 @app.command(context_settings={"allow_interspersed_args": False})
 def run(
     cmd: list[str] = typer.Argument(..., help="The job and its arguments, after --."),
-    profile: Optional[str] = typer.Option(None, "--profile", "-p", help="Default: [run] profile."),
+    profile: Optional[str] = typer.Option(
+        None, "--profile", "-p", help="Default: run.profile of the config, else quick."
+    ),
     policy: Optional[str] = typer.Option(
         None, "--policy", help="fail-closed (the default) or warn-only."
     ),
