@@ -199,10 +199,10 @@ def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
         ),
         "mode": Setting(str, "auto", "auto: join torchrun/srun when launched by one; local: never"),
         "master_addr": Setting(
-            str, None, "rendezvous host under srun (else SLURM_LAUNCH_NODE_IPADDR)"
+            str, None, "rendezvous host under srun (else MASTER_ADDR, SLURM_LAUNCH_NODE_IPADDR)"
         ),
         "master_port": Setting(
-            int, None, "rendezvous port under srun (else 20000 + job id % 20000)"
+            int, None, "rendezvous port under srun (else MASTER_PORT, 20000 + job id % 20000)"
         ),
     },
 )

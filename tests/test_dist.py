@@ -108,6 +108,8 @@ def test_torchrun_variables_make_this_process_a_rank():
     found = job_rank({**env, "MASTER_PORT": "29400"})
     assert (found.launcher, found.rank, found.world_size, found.local_rank) == ("torchrun", 3, 8, 1)
     assert found.env["MASTER_ADDR"] == "10.0.0.1" and found.env["MASTER_PORT"] == "29400"
+    # torchrun's agent serves the store at its MASTER_ADDR: config does not move it.
+    assert job_rank({**env, "MASTER_PORT": "29400"}, "elsewhere", 1).master_addr == "10.0.0.1"
 
 
 def test_srun_variables_give_rank_and_the_launch_node_as_master():

@@ -172,7 +172,7 @@ def _worker_env(plan: Plan, rank: int, local_rank: int, base: dict[str, str]) ->
 
 def _start(plan: Plan, rank: int, local_rank: int, env: dict[str, str], timeout: float) -> RankRun:
     argv = [sys.executable, "-m", WORKER, *plan.worker_args]
-    argv += ["--timeout", f"{timeout:.0f}", "--run-id", plan.run_id]
+    argv += ["--timeout", f"{timeout:.1f}", "--run-id", plan.run_id]
     progress = Progress()
     spawned = proc.spawn(
         argv, env=_worker_env(plan, rank, local_rank, env), on_stderr_line=progress.on_stderr
@@ -197,7 +197,8 @@ def execute(plan: Plan, budget: float, env: dict[str, str]) -> Launch:
             break
         if now >= deadline:
             break
-        runs[0].spawned.wait(min(POLL_S, deadline - now))
+        running = next(r for r in runs if r.ended_at is None)
+        running.spawned.wait(min(POLL_S, deadline - now))
     for r in runs:
         if r.ended_at is None:
             r.spawned.kill()

@@ -53,16 +53,17 @@ def job_rank(
     env: dict[str, str], master_addr: Optional[str] = None, master_port: Optional[int] = None
 ) -> Optional[JobRank]:
     """The rank torchrun or srun gave this process, or None when it runs on its own (or alone:
-    a world of one has no peer to test). ``master_addr``/``master_port`` (from config) win over
-    the environment. Raises ValueError for variables that cannot be read."""
+    a world of one has no peer to test). Under srun, ``master_addr``/``master_port`` (from
+    config) win over the environment; torchrun's own are kept, as its agent serves the store
+    there. Raises ValueError for variables that cannot be read."""
     if all(env.get(k) for k in ("RANK", "WORLD_SIZE", "MASTER_ADDR")):
         found = JobRank(
             "torchrun",
             _int(env, "RANK"),
             _int(env, "WORLD_SIZE"),
             _int(env, "LOCAL_RANK") if env.get("LOCAL_RANK") else 0,
-            master_addr or env["MASTER_ADDR"],
-            master_port or (_int(env, "MASTER_PORT") if env.get("MASTER_PORT") else DEFAULT_PORT),
+            env["MASTER_ADDR"],
+            _int(env, "MASTER_PORT") if env.get("MASTER_PORT") else DEFAULT_PORT,
         )
     elif all(env.get(k) for k in ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID")):
         addr = master_addr or env.get("MASTER_ADDR") or env.get("SLURM_LAUNCH_NODE_IPADDR")
