@@ -33,8 +33,15 @@ def test_torch_cpu_autocast_leaves_softmax_low_but_amp_keeps_it_fp32() -> None:
     with cpu_autocast():
         h = linear(x)
         assert h.dtype == BF16
-        for out in (F.softmax(h, -1), torch.softmax(h, -1), h.softmax(-1), h.log_softmax(-1),
-                    torch.nn.Softmax(-1)(h), norm(h), F.cross_entropy(h, torch.tensor([0] * 4))):
+        for out in (
+            F.softmax(h, -1),
+            torch.softmax(h, -1),
+            h.softmax(-1),
+            h.log_softmax(-1),
+            torch.nn.Softmax(-1)(h),
+            norm(h),
+            F.cross_entropy(h, torch.tensor([0] * 4)),
+        ):
             assert out.dtype == torch.float32
 
 
@@ -120,8 +127,10 @@ def test_other_threads_see_the_original_functions() -> None:
     assert seen == [BF16]
 
 
-@pytest.mark.parametrize(("level", "expected"), [("O0", torch.float32), ("O1", BF16),
-                                                  ("O2", BF16), ("O3", torch.float32)])
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [("O0", torch.float32), ("O1", BF16), ("O2", BF16), ("O3", torch.float32)],
+)
 def test_autocast_follows_the_level(level: str, expected: torch.dtype) -> None:
     model = torch.nn.Linear(4, 4)
     amp.initialize(model, torch.optim.SGD(model.parameters(), lr=0.1), opt_level=level)
@@ -129,8 +138,7 @@ def test_autocast_follows_the_level(level: str, expected: torch.dtype) -> None:
     with amp.autocast():
         assert torch.nn.functional.linear(x, model.weight.float()).dtype == expected
         # O3 is pure low precision: no fp32 policy, softmax follows its input.
-        assert F.softmax(x.to(BF16), -1).dtype == (BF16 if level in ("O0", "O3") else
-                                                   torch.float32)
+        assert F.softmax(x.to(BF16), -1).dtype == (BF16 if level in ("O0", "O3") else torch.float32)
 
 
 def test_autocast_without_initialize_needs_a_device(monkeypatch: pytest.MonkeyPatch) -> None:

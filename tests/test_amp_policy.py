@@ -16,7 +16,9 @@ from ampenv.amp.policy import resolve
 
 
 def _mlp() -> torch.nn.Module:
-    return torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.Linear(8, 2))
+    return torch.nn.Sequential(
+        torch.nn.Linear(4, 8), torch.nn.BatchNorm1d(8), torch.nn.Linear(8, 2)
+    )
 
 
 @dataclass
@@ -51,15 +53,24 @@ APEX_TABLE = {
 @pytest.mark.parametrize("level", sorted(APEX_TABLE))
 def test_levels_follow_apex_table(level: str) -> None:
     props = amp.OPT_LEVELS[level]
-    row = (props.cast_model, props.keep_batchnorm_fp32, props.master_weights, props.loss_scale,
-           props.autocast)
+    row = (
+        props.cast_model,
+        props.keep_batchnorm_fp32,
+        props.master_weights,
+        props.loss_scale,
+        props.autocast,
+    )
     assert row == APEX_TABLE[level]
     assert resolve(level) == props  # no override: the level as it is
 
 
 def test_overrides_accept_apex_string_forms() -> None:
     props = resolve("O2", loss_scale="128", keep_batchnorm_fp32="False", master_weights=False)
-    assert (props.loss_scale, props.keep_batchnorm_fp32, props.master_weights) == (128.0, False, False)
+    assert (props.loss_scale, props.keep_batchnorm_fp32, props.master_weights) == (
+        128.0,
+        False,
+        False,
+    )
     assert resolve("O3", loss_scale="dynamic").loss_scale == "dynamic"
     assert resolve("O2", keep_batchnorm_fp32="True").keep_batchnorm_fp32 is True
 
@@ -90,14 +101,16 @@ def test_non_fp32_model_is_an_error_naming_the_parameter() -> None:
 def test_model_and_optimizer_on_different_devices_is_an_error() -> None:
     model = _mlp()
     elsewhere = torch.nn.Linear(4, 8, device="meta")
-    with pytest.raises(ValueError, match="model is on cpu but the optimizer holds parameters on meta"):
+    with pytest.raises(
+        ValueError, match="model is on cpu but the optimizer holds parameters on meta"
+    ):
         amp.initialize(model, torch.optim.SGD(elsewhere.parameters(), lr=0.1))
 
 
 def test_wrong_types_are_type_errors() -> None:
-    with pytest.raises(TypeError, match="optimizer must be a torch.optim"):
+    with pytest.raises(TypeError, match=r"optimizer must be a torch\.optim"):
         amp.initialize(_mlp(), "sgd")
-    with pytest.raises(TypeError, match="model must be a torch.nn"):
+    with pytest.raises(TypeError, match=r"model must be a torch\.nn"):
         amp.initialize("resnet")
 
 
@@ -118,7 +131,7 @@ def test_initialize_twice_on_one_optimizer_is_an_error() -> None:
     model = _mlp()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     amp.initialize(model, opt)
-    with pytest.raises(ValueError, match="already went through amp.initialize"):
+    with pytest.raises(ValueError, match=r"already went through amp\.initialize"):
         amp.initialize(model, opt)
 
 
@@ -156,34 +169,47 @@ def test_cpu_defaults_to_bf16_and_dtype_overrides() -> None:
         (fake("npu", "Ascend910_9391"), torch.float16, True),
     ],
 )
-def test_dtype_choice_per_device(device: FakeDevice, default: torch.dtype, bf16_allowed: bool
-                                 ) -> None:
+def test_dtype_choice_per_device(
+    device: FakeDevice, default: torch.dtype, bf16_allowed: bool
+) -> None:
     assert choose_dtype(device) == default
     assert choose_dtype(device, torch.float16) == torch.float16
     if bf16_allowed:
         assert choose_dtype(device, torch.bfloat16) == torch.bfloat16
     else:
-        with pytest.raises(ValueError, match="910A .* has no bf16"):
+        with pytest.raises(ValueError, match=r"910A .* has no bf16"):
             choose_dtype(device, torch.bfloat16)
 
 
 def test_bf16_on_910a_fails_initialize() -> None:
     model = _mlp()
     with pytest.raises(ValueError, match="bfloat16 is not available"):
-        amp.initialize(model, torch.optim.SGD(model.parameters(), lr=0.1), dtype=torch.bfloat16,
-                       device=fake("npu", "Ascend910A"))
+        amp.initialize(
+            model,
+            torch.optim.SGD(model.parameters(), lr=0.1),
+            dtype=torch.bfloat16,
+            device=fake("npu", "Ascend910A"),
+        )
 
 
 def test_fp32_is_not_a_low_precision_dtype() -> None:
-    with pytest.raises(ValueError, match="float16 or torch.bfloat16"):
+    with pytest.raises(ValueError, match=r"float16 or torch\.bfloat16"):
         choose_dtype(fake("cpu"), torch.float32)
 
 
 @pytest.mark.parametrize(
     ("chip", "generation"),
-    [("Ascend910A", "910A"), ("910ProA", "910A"), ("Ascend910PremiumA", "910A"),
-     ("910B4", "910B"), ("Ascend910B2C", "910B"), ("Ascend910_9392", "A3"), ("910B", None),
-     ("Ascend310P3", None), (None, None)],
+    [
+        ("Ascend910A", "910A"),
+        ("910ProA", "910A"),
+        ("Ascend910PremiumA", "910A"),
+        ("910B4", "910B"),
+        ("Ascend910B2C", "910B"),
+        ("Ascend910_9392", "A3"),
+        ("910B", None),
+        ("Ascend310P3", None),
+        (None, None),
+    ],
 )
 def test_npu_generation(chip: str | None, generation: str | None) -> None:
     assert npu_generation(chip) == generation
@@ -193,7 +219,11 @@ def test_supported_dtypes_explains_cpu_flags() -> None:
     native = amp.supported_dtypes("cpu", cpu_flags=["avx2", "avx512_bf16"])
     assert native["default"] == "bfloat16"
     assert native["dtypes"]["bfloat16"] == {
-        "supported": True, "native": True, "reason": "native bf16 (avx512_bf16)", "recommended": True}
+        "supported": True,
+        "native": True,
+        "reason": "native bf16 (avx512_bf16)",
+        "recommended": True,
+    }
     assert native["dtypes"]["float16"]["native"] is False
     assert "20x slower" in native["dtypes"]["float16"]["reason"]
     emulated = amp.supported_dtypes("cpu", cpu_flags=["avx2"])["dtypes"]["bfloat16"]

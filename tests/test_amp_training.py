@@ -1,8 +1,9 @@
-"""The amp training step on real CPU torch: opt levels train, skips, accumulation, clipping, resume."""
+"""The amp training step on CPU torch: levels train, skips, accumulation, clipping, resume."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
@@ -12,6 +13,17 @@ import torch.nn.functional as F
 from ampenv import amp
 
 LEVELS = ["O0", "O1", "O2", "O3"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread() -> Iterator[None]:
+    # Tiny models on a shared 2-core machine: a second OpenMP thread only adds contention.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 DTYPES = [torch.bfloat16, torch.float16]
 
 
@@ -24,8 +36,9 @@ def batches(n: int = 256) -> tuple[torch.Tensor, torch.Tensor]:
 def mlp(seed: int = 0, batchnorm: bool = True) -> torch.nn.Sequential:
     torch.manual_seed(seed)
     norm = torch.nn.BatchNorm1d(64) if batchnorm else torch.nn.Identity()
-    return torch.nn.Sequential(torch.nn.Linear(16, 64), norm, torch.nn.ReLU(),
-                               torch.nn.Linear(64, 4))
+    return torch.nn.Sequential(
+        torch.nn.Linear(16, 64), norm, torch.nn.ReLU(), torch.nn.Linear(64, 4)
+    )
 
 
 X, Y = batches()
@@ -43,7 +56,7 @@ def train(model: torch.nn.Module, opt: Any, steps: int, start: int = 0) -> None:
     for step in range(start, start + steps):
         i = (step * 32) % len(X)
         with amp.autocast():
-            loss = F.cross_entropy(model(X[i:i + 32]), Y[i:i + 32])
+            loss = F.cross_entropy(model(X[i : i + 32]), Y[i : i + 32])
         opt.zero_grad()
         opt.backward(loss)
         opt.step()
@@ -101,8 +114,9 @@ def test_skipped_step_changes_nothing(level: str) -> None:
     opt.step()
     after = [p.detach() for p in [*model.parameters(), *amp.master_params(opt)]]
     assert all(torch.equal(a, b) for a, b in zip(params, after))
-    assert all(k == k2 and torch.equal(v, v2)
-               for (k, v), (k2, v2) in zip(state, optimizer_state(opt)))
+    assert all(
+        k == k2 and torch.equal(v, v2) for (k, v), (k2, v2) in zip(state, optimizer_state(opt))
+    )
     assert float(amp.loss_scaler().scale) == scale / 2
     train(model, opt, 1, start=2)
     assert not torch.equal(params[0], model[0].weight)  # the next clean step applies
@@ -187,8 +201,12 @@ def test_clipping_sees_unscaled_grads() -> None:
         loss = F.cross_entropy(model(X[:32]), Y[:32])
     opt.backward(loss)
     norm = torch.nn.utils.clip_grad_norm_(amp.master_params(opt), max_norm=0.01)
-    assert float(norm) == pytest.approx(float(torch.linalg.vector_norm(
-        torch.stack([torch.linalg.vector_norm(g) for g in expected]))), rel=1e-6)
+    assert float(norm) == pytest.approx(
+        float(
+            torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in expected]))
+        ),
+        rel=1e-6,
+    )
     opt.step()
     step = torch.cat([(b - p.detach()).reshape(-1) for b, p in zip(before, model.parameters())])
     assert float(step.norm()) == pytest.approx(0.01, rel=1e-4)
@@ -212,7 +230,7 @@ def run(style: Style, level: str, steps: int) -> list[torch.Tensor]:
     model, opt = amp.initialize(model, opt, opt_level=level, dtype=torch.float16)
     for step in range(steps):
         with amp.autocast():
-            loss = F.cross_entropy(model(X[step * 8:step * 8 + 8]), Y[step * 8:step * 8 + 8])
+            loss = F.cross_entropy(model(X[step * 8 : step * 8 + 8]), Y[step * 8 : step * 8 + 8])
         opt.zero_grad()
         style(opt, loss)
         opt.step()
@@ -229,14 +247,14 @@ def test_checkpoint_mid_training_resumes_identically(level: str, dtype: torch.dt
     def fresh(seed: int) -> tuple[torch.nn.Module, Any]:
         model = mlp(seed)
         opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
-        return amp.initialize(model, opt, opt_level=level, dtype=dtype,
-                              loss_scale="dynamic")
+        return amp.initialize(model, opt, opt_level=level, dtype=dtype, loss_scale="dynamic")
 
     model, opt = fresh(0)
     amp.loss_scaler().growth_interval = 2  # let the scale move within the run
     train(model, opt, 3)
-    saved = copy.deepcopy({"model": model.state_dict(), "opt": opt.state_dict(),
-                           "amp": amp.state_dict()})
+    saved = copy.deepcopy(
+        {"model": model.state_dict(), "opt": opt.state_dict(), "amp": amp.state_dict()}
+    )
     train(model, opt, 4, start=3)
     expected = [p.detach().clone() for p in model.parameters()]
     expected_scale = float(amp.loss_scaler().scale)

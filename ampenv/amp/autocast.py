@@ -79,9 +79,9 @@ def _wrap(key: tuple[Any, str], original: Callable) -> Callable:
             args, kwargs = cast_tensors((args, kwargs), (torch.float32,), frame.dtype)
             with _push(Frame(frame.device_type, frame.dtype, active=True)):
                 return original(*args, **kwargs)
-        args, kwargs = cast_tensors((args, kwargs), LOW, torch.float32)
         inner = Frame(frame.device_type, frame.dtype, active=False, reason=rule.reason)
         with _push(inner), torch.autocast(frame.device_type, enabled=False):
+            args, kwargs = cast_tensors((args, kwargs), LOW, torch.float32)
             return original(*args, **kwargs)
 
     return wrapper

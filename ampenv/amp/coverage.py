@@ -69,10 +69,11 @@ class _Recorder(TorchDispatchMode):
         out = func(*args, **kwargs)
         if func.is_view:
             return out
+        # The dtype an op ran in shows in what it produced (a cast: its target); inputs otherwise.
         dtype = next(
             (
                 t.dtype
-                for t in tree_leaves((args, kwargs))
+                for t in tree_leaves((out, args, kwargs))
                 if isinstance(t, torch.Tensor) and t.is_floating_point()
             ),
             None,
