@@ -183,6 +183,11 @@ def _providers(names: list[str], found: cann.Discovery) -> list[str]:
     return lines
 
 
+def _cpu_only(ctx: CheckContext) -> bool:
+    """An environment with torch_npu used for CPU work on purpose: autoload is off, no NPU."""
+    return ctx.probe.env.get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0" and ctx.backend != "npu"
+
+
 def _libraries(
     ctx: CheckContext, npu: packages.Dist, found: cann.Discovery, facts: dict[str, Any]
 ) -> list[Finding]:
@@ -231,7 +236,7 @@ def _libraries(
         if in_toolkit:
             where = f"; {', '.join(in_toolkit)} in {found.toolkit.home}/lib64"
     remedy = "; ".join(_providers(list(missing), found))
-    if ctx.probe.env.get("TORCH_DEVICE_BACKEND_AUTOLOAD") == "0" and ctx.backend != "npu":
+    if _cpu_only(ctx):
         return [
             *findings,
             Finding(
@@ -331,8 +336,10 @@ def _import(
     facts: dict[str, Any],
 ) -> list[Finding]:
     timeout = ctx.timeout_left(float(ctx.settings["import_timeout"]))
-    ran, payload = run_module(CHILD, [], timeout, env=ctx.probe.env)
-    what = "import torch, torch_npu" if npu else "import torch"
+    with_npu = npu is not None and not _cpu_only(ctx)
+    args = [] if with_npu else ["--skip-npu"]
+    ran, payload = run_module(CHILD, args, timeout, env=ctx.probe.env)
+    what = "import torch, torch_npu" if with_npu else "import torch"
     if ran.outcome is Outcome.TIMEOUT:
         return [
             Finding(

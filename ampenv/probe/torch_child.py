@@ -3,12 +3,14 @@
 Imports torch, then torch_npu when it is installed, and emits what happened: versions,
 ``torch.npu.is_available()`` and the device count, CUDA devices, or the exception text of the
 stage that failed (with its causes, since torch wraps torch_npu's ImportError in a
-RuntimeError). Runs only in a child: a crash or hang here cannot take the doctor down.
+RuntimeError). ``--skip-npu`` imports torch alone. Runs only in a child: a crash or hang
+here cannot take the doctor down.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from typing import Any
 
 from ampenv.probe.child import emit
@@ -28,7 +30,7 @@ def describe(exc: BaseException) -> list[str]:
     return chain
 
 
-def probe() -> dict[str, Any]:
+def probe(import_npu: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"stage": "torch"}
     try:
         import torch
@@ -42,7 +44,7 @@ def probe() -> dict[str, Any]:
         out["cuda_devices"] = [torch.cuda.get_device_name(i) for i in range(count)]
     except Exception as exc:
         out["cuda_error"] = describe(exc)
-    if importlib.util.find_spec("torch_npu") is None:
+    if not import_npu or importlib.util.find_spec("torch_npu") is None:
         out["stage"] = "done"
         return out
 
@@ -65,4 +67,5 @@ def probe() -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    emit(probe())
+    # --skip-npu: a CPU-only use of an environment with torch_npu (autoload switched off).
+    emit(probe(import_npu="--skip-npu" not in sys.argv[1:]))
