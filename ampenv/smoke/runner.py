@@ -1,0 +1,205 @@
+"""Parent side of the smoke training: plan the two runs, run each in its own child process
+(``python -m ampenv.smoke.train``) with a timeout, and collect what they report.
+
+Torch-free: the doctor never imports torch; a hung or crashed child becomes a
+:class:`SmokeError`, and its whole process group is killed by the subprocess helper.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any, Callable, Optional
+
+from ampenv.probe import child
+from ampenv.smoke import verdict
+
+MODULE = "ampenv.smoke.train"
+PROGRESS = (
+    "AMPENV_PROGRESS"  # the child's progress lines on stderr: "<marker> mode step total loss"
+)
+
+# Per backend. On CPU: one ResNet50 sample-step in bf16 costs ~2.5 s on a CPU without
+# avx512_bf16 (whatever the image size), so the batch and the steps are small; 64-pixel images
+# keep a 2x2 map at the last stage, enough for BatchNorm statistics.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "cpu": {"image_size": 64, "batch_size": 2, "steps": 3, "warmup": 1, "opt_level": "O1"},
+    "cuda": {"image_size": 224, "batch_size": 64, "steps": 30, "warmup": 5, "opt_level": "O2"},
+    "npu": {"image_size": 224, "batch_size": 64, "steps": 30, "warmup": 5, "opt_level": "O2"},
+}
+DEFAULT_DTYPE = {"cpu": "bfloat16", "cuda": None, "npu": None}  # None: amp's choice for the chip
+OPT_LEVELS = ("O0", "O1", "O2", "O3")
+
+
+@dataclass(frozen=True)
+class Plan:
+    device: str
+    image_size: int
+    batch_size: int
+    steps: int
+    warmup: int
+    opt_level: str
+    dtype: Optional[str]
+    threads: int  # CPU threads per child; 0: torch's default
+
+    def args(self, mode: str, logits_out: Path) -> list[str]:
+        argv = [
+            *("--mode", mode, "--device", self.device),
+            *("--image-size", str(self.image_size), "--batch-size", str(self.batch_size)),
+            *("--steps", str(self.steps), "--warmup", str(self.warmup)),
+            *("--opt-level", self.opt_level, "--threads", str(self.threads)),
+            *("--logits-out", str(logits_out)),
+        ]
+        return argv + (["--dtype", self.dtype] if self.dtype else [])
+
+
+def plan(backend: str, settings: dict[str, Any], cpu_count: int) -> Plan:
+    """The runs' shape: settings where given, else the backend's defaults. Raises ValueError."""
+    chosen = {
+        k: v if settings.get(k) is None else settings[k] for k, v in DEFAULTS[backend].items()
+    }
+    dtype = settings.get("dtype") or DEFAULT_DTYPE[backend]
+    # Half the CPUs: the rest of the doctor runs beside the smoke, and an oversubscribed OpenMP
+    # pool on a shared machine runs many times slower than a smaller one.
+    threads = settings.get("threads") or (max(1, cpu_count // 2) if backend == "cpu" else 0)
+    result = Plan(backend, dtype=dtype, threads=threads, **chosen)
+    if result.opt_level not in OPT_LEVELS:
+        raise ValueError(
+            f"opt_level must be one of {', '.join(OPT_LEVELS)}, not {result.opt_level!r}"
+        )
+    if dtype not in (None, "float16", "bfloat16"):
+        raise ValueError(f'dtype must be "float16" or "bfloat16", not {dtype!r}')
+    if not 0 <= result.warmup < result.steps:
+        raise ValueError(f"warmup ({result.warmup}) must be below steps ({result.steps})")
+    if result.batch_size < 2 or result.image_size < 32:
+        raise ValueError("batch_size must be at least 2 and image_size at least 32 (BatchNorm)")
+    return result
+
+
+class SmokeError(Exception):
+    """A run that gave no usable result: hung, killed, crashed or failed inside."""
+
+    def __init__(self, summary: str, details: list[str]) -> None:
+        super().__init__(summary)
+        self.summary, self.details = summary, details
+
+
+@dataclass
+class Run:
+    payload: dict[str, Any]
+    logits: list
+
+
+@dataclass
+class Outcome:
+    fp32: Run
+    amp: Run
+    metrics: dict[str, Any]
+    speedups: list[float]  # one per measurement (a second one when the first was low)
+
+
+class TtyProgress:
+    """Turns the children's progress lines into one redrawn line on a terminal (stderr)."""
+
+    WIDTH = 20
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+
+    def __call__(self, line: str) -> None:
+        parts = line.split()
+        if len(parts) != 5 or parts[0] != PROGRESS:
+            return
+        mode, step, total, loss = parts[1], int(parts[2]), int(parts[3]), parts[4]
+        done = self.WIDTH * step // max(total, 1)
+        bar = "#" * done + "-" * (self.WIDTH - done)
+        self.stream.write(f"\r\033[Ksmoke.resnet50 {mode:>4} [{bar}] {step}/{total} loss {loss}")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\r\033[K")
+        self.stream.flush()
+
+
+def _stderr_tail(text: str) -> list[str]:
+    return child.tail("\n".join(ln for ln in text.splitlines() if not ln.startswith(PROGRESS)))
+
+
+def run_child(
+    plan: Plan,
+    mode: str,
+    timeout: float,
+    env: dict[str, str],
+    workdir: Path,
+    on_line: Optional[Callable[[str], None]] = None,
+) -> Run:
+    """One training run in its own process. Raises SmokeError when it gives no result."""
+    logits_out = workdir / f"logits-{mode}.json"
+    result, payload = child.run_module(
+        MODULE, plan.args(mode, logits_out), timeout, env=env, on_stderr_line=on_line
+    )
+    tail = _stderr_tail(result.stderr)
+    if not result.ok:
+        raise SmokeError(f"the {mode} run failed: {result.describe()}", tail)
+    if payload is None:
+        raise SmokeError(f"the {mode} run ended without a result", tail)
+    if "error" in payload:
+        raise SmokeError(f"the {mode} run failed: {payload['error']}", tail)
+    try:
+        logits = json.loads(logits_out.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SmokeError(f"the {mode} run left no readable logits: {exc}", tail) from None
+    return Run(payload, logits)
+
+
+def _measure_pair(
+    plan: Plan,
+    timeout_left: Callable[[float], float],
+    env: dict[str, str],
+    on_line: Optional[Callable[[str], None]],
+) -> tuple[Run, Run, dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="ampenv-smoke-") as tmp:
+        fp32 = run_child(plan, "fp32", timeout_left(float("inf")), env, Path(tmp), on_line)
+        amp = run_child(plan, "amp", timeout_left(float("inf")), env, Path(tmp), on_line)
+    err = verdict.logits_max_rel_err(fp32.logits, amp.logits)
+    return fp32, amp, verdict.measure(fp32.payload, amp.payload, err)
+
+
+def smoke(
+    plan: Plan,
+    thresholds: verdict.Thresholds,
+    timeout_left: Callable[[float], float],
+    env: dict[str, str],
+    on_line: Optional[Callable[[str], None]] = None,
+) -> Outcome:
+    """FP32 then AMP, each in its own child; both again when the speedup is below threshold
+    (a throughput figure is noisy, so one low reading does not count); the faster pair counts."""
+    fp32, amp, metrics = _measure_pair(plan, timeout_left, env, on_line)
+    speedups = [metrics.get("amp_speedup")]
+    if verdict.needs_remeasure(metrics, amp.payload, thresholds):
+        again = _measure_pair(plan, timeout_left, env, on_line)
+        speedups.append(again[2].get("amp_speedup"))
+        if (speedups[-1] or 0.0) > (speedups[0] or 0.0):
+            fp32, amp, metrics = again
+    return Outcome(fp32, amp, metrics, [s for s in speedups if s is not None])
+
+
+def facts(plan: Plan, outcome: Outcome) -> dict[str, Any]:
+    """The run's facts for the report: design.md's names first, then what helps diagnosis."""
+    amp = outcome.amp.payload
+    shown = asdict(plan)
+    dtype = shown.pop("dtype")
+    return {
+        **shown,
+        "amp_dtype": amp.get("amp_dtype", dtype),
+        "device_name": amp.get("device_name"),
+        "chip": amp.get("chip"),
+        "peak_mem_source": amp.get("peak_mem_source"),
+        "fp32_losses": outcome.fp32.payload["losses"],
+        "amp_losses": amp["losses"],
+        "speedup_attempts": outcome.speedups,
+        "coverage_fp32_ops": (amp.get("coverage") or {}).get("fp32_ops", []),
+        "coverage_error": (amp.get("coverage") or {}).get("error"),
+    }

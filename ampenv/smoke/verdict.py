@@ -1,0 +1,247 @@
+"""Metrics and verdict of the smoke training: pure functions of the two runs' payloads.
+
+No torch here: the parent process (the doctor) computes everything from the JSON the children
+emitted. Metric names are the contract of design.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ampenv.checks import Finding, Result, Status, combine
+
+# What each backend is expected to gain from AMP: the article's 1.8x and 40% on NPU and CUDA.
+# On CPU the figures are informational unless a site sets them.
+EXPECTED = {
+    "npu": {"min_speedup": 1.8, "min_mem_reduction": 0.40},
+    "cuda": {"min_speedup": 1.8, "min_mem_reduction": 0.40},
+    "cpu": {"min_speedup": None, "min_mem_reduction": None},
+}
+SETTING_KEY = '[checks."smoke.resnet50"]'
+DIAGNOSE = "ampenv doctor --only amp.support -v"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    min_loss_drop: float  # share by which the AMP loss must fall over the run
+    loss_tolerance: float  # |amp_last - fp32_last| / fp32_first
+    min_speedup: Optional[float]  # None: informational
+    min_mem_reduction: Optional[float]
+
+    @classmethod
+    def of(cls, backend: str, settings: dict[str, Any]) -> Thresholds:
+        expected = EXPECTED[backend]
+
+        def pick(name: str) -> Optional[float]:
+            value = settings.get(name)
+            return expected[name] if value is None else float(value)
+
+        return cls(
+            float(settings["min_loss_drop"]),
+            float(settings["loss_tolerance"]),
+            pick("min_speedup"),
+            pick("min_mem_reduction"),
+        )
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def logits_max_rel_err(fp32: list, amp: list) -> Optional[float]:
+    """max |amp - fp32| over max |fp32|: the error relative to the logits' own scale (an
+    element-wise ratio explodes on logits near zero). None when the shapes differ; inf when AMP
+    produced a non-finite logit."""
+    flat32 = [float(v) for row in fp32 for v in row]
+    flat_amp = [float(v) for row in amp for v in row]
+    if len(flat32) != len(flat_amp) or not flat32:
+        return None
+    if not all(math.isfinite(v) for v in flat_amp):
+        return math.inf
+    scale = max(abs(v) for v in flat32) or 1.0
+    return max(abs(a - f) for a, f in zip(flat_amp, flat32)) / scale
+
+
+def measure(fp32: dict[str, Any], amp: dict[str, Any], logits_err: Optional[float]) -> dict:
+    """design.md's smoke metrics (non-finite values included; the caller keeps them apart)."""
+    f_loss, a_loss = fp32["losses"], amp["losses"]
+    metrics: dict[str, Any] = {
+        "fp32_img_per_s": fp32.get("img_per_s"),
+        "amp_img_per_s": amp.get("img_per_s"),
+        "fp32_peak_mem_mb": fp32["peak_mem_mb"],
+        "amp_peak_mem_mb": amp["peak_mem_mb"],
+        "fp32_loss_first": f_loss[0],
+        "fp32_loss_last": f_loss[-1],
+        "amp_loss_first": a_loss[0],
+        "amp_loss_last": a_loss[-1],
+        "overflow_steps": amp.get("overflow_steps"),
+        "final_loss_scale": amp.get("final_loss_scale"),
+        "logits_max_rel_err": logits_err,
+        "amp_coverage": (amp.get("coverage") or {}).get("share"),
+    }
+    if _finite(metrics["fp32_img_per_s"]) and _finite(metrics["amp_img_per_s"]):
+        metrics["amp_speedup"] = metrics["amp_img_per_s"] / metrics["fp32_img_per_s"]
+    if fp32["peak_mem_mb"]:
+        metrics["mem_reduction"] = 1.0 - amp["peak_mem_mb"] / fp32["peak_mem_mb"]
+    if f_loss[0]:
+        metrics["loss_rel_diff"] = abs(a_loss[-1] - f_loss[-1]) / abs(f_loss[0])
+    return metrics
+
+
+def split_finite(metrics: dict[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
+    """Report metrics must be finite numbers (JSON has no NaN); the rest are kept as text."""
+    finite = {k: float(v) for k, v in metrics.items() if _finite(v)}
+    other = {k: str(v) for k, v in metrics.items() if v is not None and not _finite(v)}
+    return finite, other
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def _loss_findings(m: dict[str, Any], amp: dict[str, Any], t: Thresholds) -> list[Finding]:
+    losses = amp["losses"]
+    steps = len(losses)
+    out: list[Finding] = []
+    bad = next((i for i, v in enumerate(losses) if not math.isfinite(v)), None)
+    if bad is not None:
+        out.append(
+            Finding(
+                Status.FAIL,
+                f"AMP loss is {losses[bad]} from step {bad + 1} of {steps} "
+                f"(FP32 ends at {m['fp32_loss_last']:.3g})",
+                f"find the layer that overflows: {DIAGNOSE}; then try dtype = "
+                f'"bfloat16" or opt_level = "O1" in {SETTING_KEY}',
+            )
+        )
+    overflows = m["overflow_steps"]
+    if overflows is not None and overflows >= steps:
+        out.append(
+            Finding(
+                Status.FAIL,
+                f"every AMP step overflowed ({overflows} of {steps}): no step was taken, the "
+                f"loss scale ended at {m['final_loss_scale']:g}",
+                f"gradients are inf/NaN at every scale: {DIAGNOSE}, and check the CANN/driver "
+                "versions (python.stack, npu.driver)",
+            )
+        )
+    if bad is None:
+        drop = 1.0 - m["amp_loss_last"] / m["amp_loss_first"] if m["amp_loss_first"] else 0.0
+        if drop < t.min_loss_drop:
+            out.append(
+                Finding(
+                    Status.FAIL,
+                    f"AMP loss did not fall: {m['amp_loss_first']:.3g} → {m['amp_loss_last']:.3g} "
+                    f"({_pct(drop)}, at least {_pct(t.min_loss_drop)} expected)",
+                    f"{DIAGNOSE}; if the device trains in FP32 but not in AMP, "
+                    "report it with `ampenv collect -o node.tar.gz`",
+                )
+            )
+        diff = m.get("loss_rel_diff")
+        if diff is not None and diff > t.loss_tolerance:
+            out.append(
+                Finding(
+                    Status.FAIL,
+                    f"AMP departs from FP32: final loss {m['amp_loss_last']:.3g} vs "
+                    f"{m['fp32_loss_last']:.3g} ({_pct(diff)} of the initial loss, "
+                    f"tolerance {_pct(t.loss_tolerance)})",
+                    f"{DIAGNOSE}; or raise loss_tolerance in {SETTING_KEY} if this "
+                    "chip is known to differ",
+                )
+            )
+    return out
+
+
+def _performance_findings(m: dict[str, Any], t: Thresholds) -> list[Finding]:
+    out: list[Finding] = []
+    speedup, reduction = m.get("amp_speedup"), m.get("mem_reduction")
+    if speedup is not None and t.min_speedup is not None and speedup < t.min_speedup:
+        out.append(
+            Finding(
+                Status.WARN,
+                f"AMP speedup {speedup:.2f}x is below the expected {t.min_speedup:g}x "
+                "(measured twice)",
+                "check that nothing else runs on the device (npu-smi info / nvidia-smi), the "
+                f"opt level (O2) and dtype; or set min_speedup in {SETTING_KEY}",
+            )
+        )
+    low_mem = t.min_mem_reduction is not None and reduction is not None
+    if low_mem and reduction < t.min_mem_reduction:
+        out.append(
+            Finding(
+                Status.WARN,
+                f"AMP saves {_pct(reduction)} of peak memory, below the expected "
+                f"{_pct(t.min_mem_reduction)}",
+                f'use opt_level = "O2" (low-precision activations and weights), or set '
+                f"min_mem_reduction in {SETTING_KEY}",
+            )
+        )
+    return out
+
+
+def needs_remeasure(metrics: dict[str, Any], amp: dict[str, Any], t: Thresholds) -> bool:
+    """A speedup below threshold is measured once more, unless the run fails anyway."""
+    speedup = metrics.get("amp_speedup")
+    low = t.min_speedup is not None and speedup is not None and speedup < t.min_speedup
+    return low and not _loss_findings(metrics, amp, t)
+
+
+def side_by_side(m: dict[str, Any], facts: dict[str, Any], t: Thresholds) -> list[str]:
+    """Measured against expected, one line per figure, for the report's details."""
+
+    def expect(value: Optional[float], fmt: str) -> str:
+        return "informational" if value is None else f"expected ≥ {fmt.format(value)}"
+
+    steps = facts["steps"]
+    lines = [
+        f"throughput: fp32 {m['fp32_img_per_s']:.3g} img/s, amp {m['amp_img_per_s']:.3g} img/s → "
+        f"speedup {m.get('amp_speedup', math.nan):.2f}x ({expect(t.min_speedup, '{:g}x')})",
+        f"peak memory ({facts['peak_mem_source']}): fp32 {m['fp32_peak_mem_mb']:.0f} MiB, "
+        f"amp {m['amp_peak_mem_mb']:.0f} MiB → reduction {_pct(m.get('mem_reduction', 0.0))} "
+        f"({expect(t.min_mem_reduction, '{:.0%}')})",
+        f"loss over {steps} steps: fp32 {m['fp32_loss_first']:.3g} → {m['fp32_loss_last']:.3g}, "
+        f"amp {m['amp_loss_first']:.3g} → {m['amp_loss_last']:.3g} (must fall ≥ "
+        f"{_pct(t.min_loss_drop)}; differ ≤ {_pct(t.loss_tolerance)} of the initial loss: "
+        f"{_pct(m.get('loss_rel_diff', math.nan)) if _finite(m.get('loss_rel_diff')) else 'n/a'})",
+        f"overflow steps: {m['overflow_steps']} of {steps}; final loss scale "
+        f"{m['final_loss_scale']:g}",
+    ]
+    if _finite(m["amp_coverage"]):
+        lines.append(
+            f"coverage: {_pct(m['amp_coverage'])} of conv/matmul FLOPs in {facts['amp_dtype']}"
+        )
+    if m["logits_max_rel_err"] is not None:
+        lines.append(f"first-step logits: max error {m['logits_max_rel_err']:.2g} of their scale")
+    return lines
+
+
+def judge(
+    metrics: dict[str, Any], amp: dict[str, Any], facts: dict[str, Any], t: Thresholds
+) -> Result:
+    findings = _loss_findings(metrics, amp, t) + _performance_findings(metrics, t)
+    finite, other = split_finite(metrics)
+    if other:
+        facts = {**facts, "non_finite_metrics": other}
+    speedup = metrics.get("amp_speedup")
+    summary = (
+        f"{facts['opt_level']} {facts['amp_dtype']} on {facts['device']}: loss "
+        f"{metrics['amp_loss_first']:.3g} → {metrics['amp_loss_last']:.3g} "
+        f"(fp32 {metrics['fp32_loss_last']:.3g}), speedup "
+        + (f"{speedup:.2f}x" if speedup is not None else "n/a")
+        + (
+            " (informational on cpu)"
+            if t.min_speedup is None
+            else f" (expected ≥ {t.min_speedup:g}x)"
+        )
+        + f", memory saved {_pct(metrics.get('mem_reduction', 0.0))}, "
+        f"{metrics['overflow_steps']}/{facts['steps']} overflow steps"
+    )
+    return combine(
+        findings,
+        summary,
+        details=side_by_side(metrics, facts, t),
+        facts=facts,
+        metrics=finite,
+    )

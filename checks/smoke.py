@@ -1,0 +1,68 @@
+"""smoke.*: a short ResNet50 training, FP32 then AMP, proves that device, driver, CANN, torch,
+torch_npu and the bundled AMP work together, and how much AMP gains on this node."""
+
+from __future__ import annotations
+
+import sys
+
+from ampenv.checks import CheckContext, Result, Setting, check
+from ampenv.smoke import runner, verdict
+
+
+@check(
+    "smoke.resnet50",
+    title="ResNet50 AMP smoke training",
+    profile="certify",
+    needs=("python.stack",),
+    # Not beside device work of other checks: the timings would measure both.
+    after=("amp.support", "dist.allreduce"),
+    timeout=600,
+    why="Every piece can pass on its own while training still fails or crawls: a real model "
+    "trained under AMP next to an FP32 baseline shows that the loss falls, stays finite and "
+    "close to FP32, and that AMP brings the speed and memory it should.",
+    remedies=(
+        "ampenv doctor --only amp.support -v (which op or dtype is wrong)",
+        'dtype = "bfloat16" or opt_level = "O1" in [checks."smoke.resnet50"]',
+        "stop other jobs on the device (npu-smi info / nvidia-smi) and certify again",
+    ),
+    settings={
+        "opt_level": Setting(str, None, "AMP opt level (default O2 on NPU/CUDA, O1 on CPU)"),
+        "dtype": Setting(str, None, "float16 or bfloat16 (default: the chip's; CPU bfloat16)"),
+        "image_size": Setting(int, None, "image side in pixels (224 on NPU/CUDA, 64 on CPU)"),
+        "batch_size": Setting(int, None, "images per step (64 on NPU/CUDA, 2 on CPU)"),
+        "steps": Setting(int, None, "training steps per run, warm-up included (30 / 3)"),
+        "warmup": Setting(int, None, "first steps left out of the timing (5 / 1)"),
+        "threads": Setting(int, 0, "CPU threads per run (0: half the CPUs)"),
+        "min_loss_drop": Setting(float, 0.3, "share by which the AMP loss must fall"),
+        "loss_tolerance": Setting(
+            float, 0.15, "largest |AMP - FP32| final loss, as a share of the initial loss"
+        ),
+        "min_speedup": Setting(float, None, "expected AMP speedup (1.8 on NPU/CUDA; CPU: none)"),
+        "min_mem_reduction": Setting(
+            float, None, "expected peak memory saving (0.4 on NPU/CUDA; CPU: none)"
+        ),
+    },
+)
+def smoke_resnet50(ctx: CheckContext) -> Result:
+    """A seeded ResNet50 memorises a fixed synthetic batch, first in FP32, then under the
+    bundled AMP (amp.initialize, amp.autocast, the dynamic loss scaler), each run in its own
+    child process. AMP must keep the loss finite, make it fall, stay close to FP32 and not
+    overflow on every step; its speedup and memory saving are compared with what the device
+    should give."""
+    if ctx.probe.distribution_version("torch") is None:
+        return Result.skip("torch is not installed: nothing to train with")
+    try:
+        plan = runner.plan(ctx.backend, ctx.settings, ctx.probe.host()["cpu_count"])
+        thresholds = verdict.Thresholds.of(ctx.backend, ctx.settings)
+    except ValueError as exc:
+        return Result.error(f"{verdict.SETTING_KEY}: {exc}")
+    progress = runner.TtyProgress(sys.stderr) if ctx.options.get("progress") else None
+    try:
+        outcome = runner.smoke(plan, thresholds, ctx.timeout_left, ctx.probe.env, progress)
+    except runner.SmokeError as exc:
+        return Result.error(exc.summary, details=exc.details)
+    finally:
+        if progress is not None:
+            progress.close()
+    facts = runner.facts(plan, outcome)
+    return verdict.judge(outcome.metrics, outcome.amp.payload, facts, thresholds)
