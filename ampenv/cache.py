@@ -461,6 +461,7 @@ class Item:
     place: str
     bytes: int
     reason: str
+    whole_root: bool = True  # a process holding anything below the root keeps this item
 
 
 @dataclass
@@ -510,23 +511,30 @@ def make_plan(
                 plan.refused.append(Refusal(str(entry.path), why))
             else:
                 item = Item(entry.path, place.path, place.label, entry.bytes, reason)
+                # A running job reads any kernel of its cache, but writes only its own logs.
+                item.whole_root = place.kind != "log"
                 plan.items.append(item)
     _refuse_held(plan)
     return plan
 
 
 def _refuse_held(plan: Plan) -> None:
-    """Move every item below a root that a live process holds into the refusals."""
+    """Move every item a live process holds into the refusals: for a cache, anything held
+    below its root; for a log file, the file itself."""
     roots = sorted({os.path.realpath(i.root) for i in plan.items})
     if not roots:
         return
     held, plan.uninspected = saferm.find_holders(roots)
     kept = []
     for item in plan.items:
-        holders = held.get(os.path.realpath(item.root))
+        holders = held.get(os.path.realpath(item.root), [])
+        if not item.whole_root:
+            mine = os.path.realpath(item.path)
+            holders = [h for h in holders if saferm.within(h.path, mine)]
         if holders:
             h = holders[0]
-            why = f"{item.root} is in use: pid {h.pid} ({h.name}) holds {h.path}"
+            where = item.root if item.whole_root else item.path
+            why = f"{where} is in use: pid {h.pid} ({h.name}) holds {h.path}"
             plan.refused.append(Refusal(str(item.path), why))
         else:
             kept.append(item)

@@ -192,6 +192,27 @@ def test_a_cache_held_by_a_live_process_is_refused(node: Path, hold: str) -> Non
     assert digest(at(node, "/data/sentinel")) == sentinel
 
 
+def test_a_log_file_held_open_is_kept_while_other_old_logs_go(node: Path) -> None:
+    plog = f"{HOME}/ascend/log/debug/plog"
+    top = plant_files(node, plog, {"plog-1_1.log": b"old\n", "plog-2_1.log": b"old\n"}, 40)
+    held = top / "plog-2_1.log"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"f = open({str(held)!r}, 'a'); import time; time.sleep(60)"]
+    )
+    try:
+        _wait_until_held(holder.pid, str(held))
+        ran = _clean(node, "--yes")
+    finally:
+        holder.kill()
+        holder.wait()
+
+    assert ran.returncode == 1
+    assert [Path(i["path"]).name for i in ran.json["removed"]] == ["plog-1_1.log"]
+    [refusal] = ran.json["refused"]
+    assert refusal["reason"].startswith(f"{held} is in use: pid {holder.pid}")
+    assert held.exists()
+
+
 def _wait_until_held(pid: int, folder: str) -> None:
     deadline = time.time() + 10
     while time.time() < deadline:
