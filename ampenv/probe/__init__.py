@@ -30,6 +30,7 @@ class Backend:
     kind: str  # npu | cuda | cpu
     reason: str
     device_names: list[str] = field(default_factory=list)
+    count: int = 0  # device nodes (/dev/davinciN, /dev/nvidiaN); GPUs nvidia-smi lists
 
 
 class Probe:
@@ -218,15 +219,26 @@ class Probe:
         return rec
 
 
+GPU_NAMES_TIMEOUT = 2.0  # nvidia-smi answers in well under a second on a healthy node
+
+
 def detect_backend(probe: Probe) -> Backend:
     """npu when npu-smi or /dev/davinci* is present, cuda when nvidia-smi or /dev/nvidia0 is,
-    else cpu. Cheap: no command runs and nothing is imported."""
+    else cpu, with the device count from the device nodes. Nothing is imported; the one
+    command is nvidia-smi's name query on CUDA nodes (NPU names come from npu.devices, whose
+    npu-smi run may take seconds)."""
     smi = probe.which("npu-smi")
     davinci = probe.glob("/dev/davinci[0-9]*")
     if smi or davinci:
         why = f"npu-smi at {smi}" if smi else f"{len(davinci)} /dev/davinci* nodes"
-        return Backend("npu", why)
+        return Backend("npu", why, count=len(davinci))
     nvsmi = probe.which("nvidia-smi", extra_dirs=())
-    if nvsmi or probe.glob("/dev/nvidia[0-9]*"):
-        return Backend("cuda", f"nvidia-smi at {nvsmi}" if nvsmi else "/dev/nvidia* nodes")
-    return Backend("cpu", "no npu-smi, /dev/davinci*, nvidia-smi or /dev/nvidia*")
+    nvidia = probe.glob("/dev/nvidia[0-9]*")
+    if not (nvsmi or nvidia):
+        return Backend("cpu", "no npu-smi, /dev/davinci*, nvidia-smi or /dev/nvidia*")
+    if not nvsmi:
+        return Backend("cuda", f"{len(nvidia)} /dev/nvidia* nodes", count=len(nvidia))
+    query = probe.run([nvsmi, "--query-gpu=name", "--format=csv,noheader"], GPU_NAMES_TIMEOUT)
+    names = [n.strip() for n in query.stdout.splitlines() if n.strip()] if query.ok else []
+    why = f"nvidia-smi at {nvsmi}" + ("" if query.ok else f" ({query.describe()})")
+    return Backend("cuda", why, names, len(names) if query.ok else len(nvidia))
