@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 from typing import Optional
@@ -22,11 +23,12 @@ from typing import Optional
 import psutil
 import pytest
 from conftest import clean_env, run_ampenv
-from judge import judge, load_module
+from fakebin import fake_tool, path_with
+from judge import judge, load_checks, load_module
 from test_cann import INFO_81, LEGACY, plant_legacy
 
 from ampenv.checks import Status
-from ampenv.probe import Probe, compat, packages
+from ampenv.probe import GPU_NAMES_TIMEOUT, Backend, Probe, compat, detect_backend, packages
 
 CHECKS = load_module("python.py")
 CHECK = CHECKS.python_stack
@@ -218,7 +220,8 @@ def test_conflicts_agree_with_pip_check(site: Path):
     assert base == {
         (packages.canonicalize_name(a), packages.canonicalize_name(b)) for a, b in pip_says
     }
-    assert base == {("alpha", "beta"), ("alpha", "gamma")}
+    mine = {"alpha", "beta", "delta-pkg", "pre"}  # the rest is this environment's own
+    assert {c for c in base if c[0] in mine} == {("alpha", "beta"), ("alpha", "gamma")}
 
 
 def test_extras_asked_for_by_another_distribution_are_checked(site: Path):
@@ -408,3 +411,62 @@ def test_real_torch_imports_in_a_child_on_this_cpu_node():
     assert imported["torch_version"] == metadata.version("torch")
     assert imported["stage"] == "done"
     assert any(d.startswith("`import torch` works in") for d in result.details)
+
+
+# -- backend detection ---------------------------------------------------------------------------
+
+# nvidia-smi's real message when it cannot reach the driver (it exits 9).
+NVSMI_NO_DRIVER = (
+    "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure "
+    "that the latest NVIDIA driver is installed and running.\n"
+)
+
+
+def plant_nodes(sysroot: Path, name: str, count: int) -> None:
+    (sysroot / "dev").mkdir(exist_ok=True)
+    for i in range(count):
+        (sysroot / "dev" / f"{name}{i}").symlink_to("/dev/null")
+
+
+def backend_of(sysroot: Path, bin_dir: Path) -> Backend:
+    return detect_backend(Probe(sysroot=str(sysroot), env=clean_env(PATH=path_with(bin_dir))))
+
+
+def test_backend_cpu_npu_and_cuda_from_device_nodes(sysroot: Path, tmp_path: Path):
+    assert backend_of(sysroot, tmp_path).kind == "cpu"
+    plant_nodes(sysroot, "nvidia", 2)
+    assert backend_of(sysroot, tmp_path) == Backend("cuda", "2 /dev/nvidia* nodes", [], 2)
+    plant_nodes(sysroot, "davinci", 4)
+    assert backend_of(sysroot, tmp_path) == Backend("npu", "4 /dev/davinci* nodes", [], 4)
+
+
+def test_broken_nvidia_smi_still_gives_cuda_with_the_node_count(sysroot: Path, tmp_path: Path):
+    plant_nodes(sysroot, "nvidia", 2)
+    fake_tool(tmp_path, "nvidia-smi", exit_code=9, stdout=NVSMI_NO_DRIVER)
+    backend = backend_of(sysroot, tmp_path)
+    assert (backend.kind, backend.device_names, backend.count) == ("cuda", [], 2)
+    assert backend.reason.endswith("--format=csv,noheader` exited with code 9)")
+
+
+def test_hanging_nvidia_smi_is_cut_and_leaves_nothing(sysroot: Path, tmp_path: Path):
+    tool = fake_tool(tmp_path, "nvidia-smi", hang=True)
+    start = time.monotonic()
+    backend = backend_of(sysroot, tmp_path)
+    assert time.monotonic() - start < GPU_NAMES_TIMEOUT + 2
+    assert (backend.kind, backend.device_names) == ("cuda", [])
+    assert f"did not answer in {GPU_NAMES_TIMEOUT:g} s" in backend.reason
+    assert not [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if str(tool) in " ".join(p.info["cmdline"] or [])
+    ]
+
+
+def test_ascend_only_checks_skip_on_a_cuda_node_with_the_reason(sysroot: Path, tmp_path: Path):
+    plant_nodes(sysroot, "nvidia", 1)
+    probe = Probe(sysroot=str(sysroot), env=clean_env(PATH=path_with(tmp_path)))
+    result = judge(load_checks("cann.py")["cann.toolkit"], probe)
+    assert (result.status, result.summary) == (
+        Status.SKIP,
+        "no Ascend NPU on this node (backend cuda) and no CANN toolkit",
+    )
