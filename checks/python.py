@@ -63,7 +63,10 @@ def _torch_npu_pin(torch_version: str, cann_version: Optional[str]) -> str:
     listed = compat.torch_npu_for(torch_version, cann_version) if cann_version else None
     if listed:
         return f"torch-npu=={listed}"
-    release = ".".join(str(n) for n in Version(torch_version).release)
+    try:
+        release = ".".join(str(n) for n in Version(torch_version).release)
+    except InvalidVersion:
+        return "torch-npu"
     return f"torch-npu=={release}.*"
 
 
