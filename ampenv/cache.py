@@ -81,6 +81,11 @@ def human_bytes(n: float) -> str:
     return f"{n:.1f} TiB"  # pragma: no cover - the loop returns
 
 
+def count(n: int, one: str, many: str = "") -> str:
+    """``1 entry``, ``2 entries``, ``0 files``."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def iso(ts: Optional[float]) -> Optional[str]:
     if ts is None:
         return None
@@ -617,9 +622,9 @@ def _stamp(result: CleanResult) -> None:
 def describe(result: CleanResult) -> str:
     """One line: what a cleaning did (the ``--fix`` line)."""
     n = len(result.removed)
-    entries = "entry" if n == 1 else "entries"
     freed = result.freed
-    line = f"removed {n} stale cache {entries}, freed {freed} bytes ({human_bytes(freed)})"
+    line = f"removed {count(n, 'stale cache entry', 'stale cache entries')}, freed {freed} bytes"
+    line += f" ({human_bytes(freed)})"
     if not result.plan.items and not result.plan.refused:
         line = "nothing stale to remove"
     kept = len(result.plan.refused) + len(result.failed)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ampenv import cache, logscan
-from ampenv.cache import Inventory, Place, human_bytes, iso
+from ampenv.cache import Inventory, Place, count, human_bytes, iso
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
 
 FIX = logscan.CLEAR_CACHES
@@ -33,19 +33,17 @@ def _place_findings(inv: Inventory) -> Iterator[Finding]:
             )
         elif place.stale:
             size = human_bytes(sum(e.bytes for e in place.stale))
-            n = len(place.stale)
             yield Finding(
                 Status.WARN if place.kind == "compile" else Status.PASS,
-                f"{where}: {n} entr{'y' if n == 1 else 'ies'} ({size}) {place.stale[0].stale}",
+                f"{where}: {count(len(place.stale), 'entry', 'entries')} ({size}) "
+                f"{place.stale[0].stale}",
                 FIX,
             )
         elif place.exists:
             newest = max((e.newest for e in place.entries), default=None)
-            files = sum(e.files for e in place.entries)
+            files = count(sum(e.files for e in place.entries), "file")
             when = f", newest {iso(newest)}" if newest else ""
-            yield Finding(
-                Status.PASS, f"{where}: {human_bytes(place.bytes)} in {files} files{when}"
-            )
+            yield Finding(Status.PASS, f"{where}: {human_bytes(place.bytes)} in {files}{when}")
 
 
 def _log_findings(logs: logscan.LogScan, inv: Inventory) -> Iterator[Finding]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ampenv.cache import CleanResult, Item, human_bytes
+from ampenv.cache import CleanResult, Item, count, human_bytes
 
 SCHEMA = "ampenv.clean/1"
 FORMATS = ("text", "json")
@@ -18,12 +18,11 @@ def text(result: CleanResult, note: str) -> str:
     plan = result.plan
     lines = [f"ampenv clean: {note}"]
     if result.dry_run:
-        n = len(plan.items)
-        lines.append(f"would remove {n} item{'s' if n != 1 else ''}, {human_bytes(plan.bytes)}:")
+        lines.append(f"would remove {count(len(plan.items), 'item')}, {human_bytes(plan.bytes)}:")
         lines += [_item_line(i) for i in plan.items]
     else:
-        n = len(result.removed)
-        lines.append(f"removed {n} item{'s' if n != 1 else ''}, freed {human_bytes(result.freed)}:")
+        removed = count(len(result.removed), "item")
+        lines.append(f"removed {removed}, freed {human_bytes(result.freed)}:")
         lines += [_item_line(i) for i in result.removed]
     refused = plan.refused + result.failed
     if refused:
@@ -31,8 +30,8 @@ def text(result: CleanResult, note: str) -> str:
         lines += [f"  {r.path}: {r.reason}" for r in refused]
     if plan.uninspected:
         lines.append(
-            f"note: {plan.uninspected} processes could not be inspected for open files "
-            "(other users' processes need root)"
+            f"note: {count(plan.uninspected, 'process', 'processes')} could not be inspected "
+            "for open files (permission denied)"
         )
     if result.dry_run and plan.items:
         lines.append("run `ampenv clean --yes` to remove them")
