@@ -105,6 +105,55 @@ def _sweep(view: list[dict[str, Any]]) -> list[dict[str, float]]:
     return [by_size[size] for size in sorted(by_size)]
 
 
+def _wrong_sums(view: list[dict[str, Any]], kind: str) -> list[Finding]:
+    findings = []
+    for payload in view:
+        where = f"rank {payload['rank']} ({payload.get('device')} on {payload.get('host')})"
+        inspect = INSPECT[kind].format(i=payload.get("local_rank", 0))
+        for row in payload["correctness"]:
+            if row["wrong"]:
+                first = row["first_wrong"]
+                findings.append(
+                    Finding(
+                        Status.FAIL,
+                        f"all-reduce of {row['elements']} {row['dtype']} gave {row['wrong']} "
+                        f"wrong values on {where}: [{first['index']}] = {first['got']:g}, "
+                        f"want {first['want']:g}",
+                        f"the collective path corrupts data: drain the node; {inspect}",
+                    )
+                )
+    return findings
+
+
+def _bandwidth(view: list[dict[str, Any]]) -> tuple[dict[str, float], list[str], int]:
+    """Metrics per size and at the peak, a line per size as nccl-tests prints them, and the
+    size of the peak."""
+    sweep = _sweep(view)
+    metrics: dict[str, float] = {}
+    lines = []
+    for row in sweep:
+        metrics[f"busbw_gbps_{row['bytes']}"] = row["busbw_gbps"]
+        metrics[f"algbw_gbps_{row['bytes']}"] = row["algbw_gbps"]
+        lines.append(
+            f"{_human(row['bytes']):>8}: {row['time_us']:10.1f} us  "
+            f"algbw {row['algbw_gbps']:8.3f} GB/s  busbw {row['busbw_gbps']:8.3f} GB/s"
+        )
+    metrics["busbw_gbps_peak"] = max(r["busbw_gbps"] for r in sweep)
+    metrics["algbw_gbps_peak"] = max(r["algbw_gbps"] for r in sweep)
+    metrics["rendezvous_s"] = max(p.get("rendezvous_s", 0.0) for p in view)
+    return metrics, lines, max(sweep, key=lambda r: r["busbw_gbps"])["bytes"]
+
+
+def _below_threshold(peak: float, chip: str, floor: float) -> Finding:
+    return Finding(
+        Status.FAIL,
+        f"peak busbw {peak:.2f} GB/s is below {floor:g} GB/s for {chip}",
+        "check the links between the devices (npu: `hccn_tool -i <dev> -link -g`, "
+        "`ampenv doctor --only env.hccl`; cuda: `nvidia-smi topo -m`) and that nothing "
+        'else runs on them; or lower min_busbw_gbps for this chip in [checks."dist.allreduce"]',
+    )
+
+
 def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
     plan = launch.plan
     view = _collective_view(launch)
@@ -115,58 +164,30 @@ def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
         details.append(f"every worker's process tree was killed after {launch.elapsed_s:.1f} s")
         return combine(findings, "", facts=facts, details=details)
 
-    findings: list[Finding] = []
-    for payload in view:
-        where = f"rank {payload['rank']} ({payload.get('device')} on {payload.get('host')})"
-        for row in payload["correctness"]:
-            if row["wrong"]:
-                first = row["first_wrong"]
-                findings.append(
-                    Finding(
-                        Status.FAIL,
-                        f"all-reduce of {row['elements']} {row['dtype']} gave {row['wrong']} "
-                        f"wrong values on {where}: [{first['index']}] = {first['got']:g}, "
-                        f"want {first['want']:g}",
-                        f"the collective path corrupts data: drain the node; "
-                        f"{INSPECT[plan.device_kind].format(i=payload.get('local_rank', 0))}",
-                    )
-                )
-    sweep = _sweep(view)
-    metrics: dict[str, float] = {}
-    details = []
-    for row in sweep:
-        metrics[f"busbw_gbps_{row['bytes']}"] = row["busbw_gbps"]
-        metrics[f"algbw_gbps_{row['bytes']}"] = row["algbw_gbps"]
-        details.append(
-            f"{_human(row['bytes']):>8}: {row['time_us']:10.1f} us  "
-            f"algbw {row['algbw_gbps']:8.3f} GB/s  busbw {row['busbw_gbps']:8.3f} GB/s"
-        )
-    peak = max(sweep, key=lambda r: r["busbw_gbps"])
-    metrics["busbw_gbps_peak"] = peak["busbw_gbps"]
-    metrics["algbw_gbps_peak"] = max(r["algbw_gbps"] for r in sweep)
-    metrics["rendezvous_s"] = max(p.get("rendezvous_s", 0.0) for p in view)
-
+    findings = _wrong_sums(view, plan.device_kind)
+    metrics, details, peak_size = _bandwidth(view)
+    peak = metrics["busbw_gbps_peak"]
     chip = str(view[0].get("chip") or plan.device_kind)
     floor = _threshold(thresholds, chip)
-    if floor is None:
-        details.append(f'no busbw threshold for {chip}: set min_busbw_gbps = {{ "{chip}" = N }}')
-    elif peak["busbw_gbps"] < floor:
-        findings.append(
-            Finding(
-                Status.FAIL,
-                f"peak busbw {peak['busbw_gbps']:.2f} GB/s is below {floor:g} GB/s for {chip}",
-                "check the links between the devices (npu: `hccn_tool -i <dev> -link -g`, "
-                "`ampenv doctor --only env.hccl`; cuda: `nvidia-smi topo -m`) and that nothing "
-                "else runs on them; or lower min_busbw_gbps for this chip in "
-                '[checks."dist.allreduce"]',
-            )
+    if plan.world_size == 1:
+        details.append(
+            "one rank: busbw is 0 by definition (2(n-1)/n) and no link was crossed; "
+            "run it across nodes under torchrun or srun to measure links"
         )
+        measured = f"algbw {metrics['algbw_gbps_peak']:.2f} GB/s on one rank"
+    else:
+        measured = f"peak busbw {peak:.2f} GB/s at {_human(peak_size)}"
+        if floor is None:
+            details.append(
+                f'no busbw threshold for {chip}: set min_busbw_gbps = {{ "{chip}" = N }}'
+            )
+        elif peak < floor:
+            findings.append(_below_threshold(peak, chip, floor))
     devices = sorted({str(p.get("device")) for p in view})
+    sizes = len({r["elements"] for r in view[0]["correctness"]})
     summary = (
-        f"{plan.backend} all-reduce over {plan.world_size} ranks "
-        f"({', '.join(devices)}): correct for {', '.join(facts['dtypes'])} at "
-        f"{len({r['elements'] for r in view[0]['correctness']})} sizes; peak busbw "
-        f"{peak['busbw_gbps']:.2f} GB/s at {_human(peak['bytes'])}"
+        f"{plan.backend} all-reduce over {plan.world_size} rank(s) ({', '.join(devices)}): "
+        f"correct for {', '.join(facts['dtypes'])} at {sizes} sizes; {measured}"
     )
     if plan.job and plan.job.rank != 0:
         summary += f" (rank {plan.job.rank}; rank 0 at {plan.master_addr} judges all ranks)"
@@ -233,11 +254,8 @@ def allreduce(ctx: CheckContext) -> Result:
         local, how = settings["processes"], "processes setting"
     elif job is None:
         local, how = visible_devices(ctx.probe, kind)
-        if local < 2:
-            return Result.skip(
-                f"{local} visible {kind} device(s) ({how}): all-reduce needs two ranks; "
-                "run it across nodes under torchrun or srun"
-            )
+        if local == 0:
+            return Result.skip(f"no visible {kind} device ({how})")
     sizes = settings["sizes"] or DEFAULT_SIZES["cpu" if kind == "cpu" else "device"]
     worker_args = [
         *("--backend", BACKENDS[kind], "--dtypes", ",".join(settings["dtypes"])),

@@ -212,11 +212,21 @@ def _slowest_peak(payloads) -> float:
 def test_recorded_gloo_run_passes_with_bandwidth_per_size_and_peak():
     result = CHECKS.verdict(_recorded_launch(), {})
     assert result.status is Status.PASS, result
-    assert "2 ranks" in result.summary and "float32, float16, bfloat16" in result.summary
+    assert "over 2 rank(s) (cpu)" in result.summary
+    assert "float32, float16, bfloat16" in result.summary
     assert result.metrics["busbw_gbps_peak"] == _slowest_peak(RECORDED)
     assert {"busbw_gbps_65536", "algbw_gbps_4194304"} <= set(result.metrics)
     assert [r["rank"] for r in result.facts["ranks"]] == [0, 1]
     assert any("no busbw threshold for cpu" in d for d in result.details)
+
+
+def test_one_rank_checks_the_backend_but_judges_no_link():
+    one = json.loads((DIST / "gloo_1rank_cpu_payloads.json").read_text())
+    result = CHECKS.verdict(launch.Launch(_plan(world=1), [], [], one, 1.0), {"*": 1e9})
+    assert result.status is Status.PASS  # no threshold: busbw is 0 by definition on one rank
+    assert result.metrics["busbw_gbps_peak"] == 0 and result.metrics["algbw_gbps_peak"] > 0
+    assert "on one rank" in result.summary
+    assert any("run it across nodes under torchrun or srun" in d for d in result.details)
 
 
 def test_busbw_below_the_chips_threshold_fails_and_says_how_to_lower_it():
@@ -254,14 +264,21 @@ def test_skips_saying_so_when_torch_is_not_installed(sysroot, monkeypatch):
     assert result.status is Status.SKIP and "torch is not installed" in result.summary
 
 
-def test_skips_with_one_visible_npu_and_says_how_to_go_across_nodes(sysroot, monkeypatch):
+def test_skips_when_every_npu_is_hidden(sysroot, monkeypatch):
     (sysroot / "dev").mkdir()
     (sysroot / "dev" / "davinci0").touch()
-    probe = Probe(str(sysroot), clean_env())
+    probe = Probe(str(sysroot), clean_env(ASCEND_RT_VISIBLE_DEVICES=""))
     monkeypatch.setattr(probe, "distributions", lambda: {"torch": "2.1", "torch-npu": "2.1"})
     result = _run_check(probe, device="npu")
     assert result.status is Status.SKIP
-    assert "1 visible npu" in result.summary and "torchrun or srun" in result.summary
+    assert result.summary == "no visible npu device (ASCEND_RT_VISIBLE_DEVICES=)"
+
+
+def test_skips_saying_so_when_torch_npu_is_missing_on_an_npu_node(sysroot, monkeypatch):
+    probe = Probe(str(sysroot), clean_env())
+    monkeypatch.setattr(probe, "distributions", lambda: {"torch": "2.1"})
+    result = _run_check(probe, device="npu")
+    assert result.status is Status.SKIP and "torch_npu is not installed" in result.summary
 
 
 @pytest.mark.parametrize(
