@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cachenode import HOME, TOOLKIT_INFO, at, node_env, plant_files, plant_toolkit
-from conftest import run_ampenv
+from conftest import FIXTURES, run_ampenv
 
 from ampenv import cache
 from ampenv.probe import Probe
@@ -259,3 +259,20 @@ def test_clean_json_and_contradicting_flags(tmp_path: Path) -> None:
     assert both.returncode == 2
     assert "contradict" in both.stderr
     assert at(tmp_path, f"{ATC}/op_old/Add_1.o").exists()
+
+
+def test_doctor_scans_the_logs_named_with_log(tmp_path: Path) -> None:
+    plant_toolkit(tmp_path)
+    job = tmp_path / "job.out"
+    job.write_bytes((FIXTURES / "logs/touchnet-100_npu_oom.txt").read_bytes())
+    env = node_env(tmp_path)
+    args = ("doctor", "--only", "cache.stale", "-f", "json", "--log", str(job))
+    check = run_ampenv(*args, "--log", str(tmp_path / "gone.log"), env=env, cwd=tmp_path).check(
+        "cache.stale"
+    )
+    assert check["status"] == "warn"
+    assert check["details"][:2] == [
+        f"warn: out-of-memory ×1 in {job}: an allocation did not fit the device (or host) memory",
+        f"warn: --log {tmp_path / 'gone.log'} cannot be read: No such file or directory",
+    ]
+    assert "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True" in check["remedy"]
