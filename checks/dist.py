@@ -46,9 +46,12 @@ def _invalid(settings: dict[str, Any]) -> Optional[str]:
         isinstance(s, int) and s > 0 for s in settings["sizes"]
     ):
         return "sizes must be positive byte counts"
-    unknown = [d for d in settings["dtypes"] if d not in (*DTYPES, "auto")]
-    if unknown:
-        return f"dtypes: unknown {', '.join(map(str, unknown))} (use {', '.join(DTYPES)}, auto)"
+    if settings["iters"] < 1 or settings["warmup"] < 0:
+        return "iters must be at least 1 and warmup at least 0"
+    dtypes = settings["dtypes"]
+    unknown = [d for d in dtypes if d not in DTYPES] if dtypes != ["auto"] else []
+    if unknown or not dtypes:
+        return f"dtypes: unknown {', '.join(map(str, unknown))} (use {', '.join(DTYPES)}, or auto)"
     bad = [k for k, v in settings["min_busbw_gbps"].items() if not isinstance(v, (int, float))]
     if bad:
         return f"min_busbw_gbps: the value for {bad[0]!r} must be a number of GB/s"

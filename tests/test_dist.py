@@ -286,6 +286,8 @@ def test_skips_saying_so_when_torch_npu_is_missing_on_an_npu_node(sysroot, monke
     [
         ({"processes": 1}, "processes must be at least 2"),
         ({"dtypes": ["float8"]}, "unknown float8"),
+        ({"dtypes": ["auto", "float32"]}, "unknown auto"),  # auto stands alone
+        ({"iters": 0}, "iters must be at least 1"),
         ({"sizes": [0]}, "positive byte counts"),
         ({"min_busbw_gbps": {"cpu": "fast"}}, "must be a number"),
     ],
