@@ -51,7 +51,8 @@ def _invalid(settings: dict[str, Any]) -> Optional[str]:
     dtypes = settings["dtypes"]
     unknown = [d for d in dtypes if d not in DTYPES] if dtypes != ["auto"] else []
     if unknown or not dtypes:
-        return f"dtypes: unknown {', '.join(map(str, unknown))} (use {', '.join(DTYPES)}, or auto)"
+        known = ", ".join(DTYPES)
+        return f"dtypes: unknown {', '.join(map(str, unknown))} (use {known}, or auto alone)"
     bad = [k for k, v in settings["min_busbw_gbps"].items() if not isinstance(v, (int, float))]
     if bad:
         return f"min_busbw_gbps: the value for {bad[0]!r} must be a number of GB/s"
