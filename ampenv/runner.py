@@ -204,14 +204,15 @@ def run(
             ]
             if matches(spec.id, config_skip) or settings.get("skip"):
                 settle(spec, Result.skip(f"skipped by {ctx.config.label}"))
+            elif ctx.probe.offline and spec.profile != "quick":
+                # Active checks do device work in children on the live node; offline they
+                # would judge the machine reading the bundle instead. This holds whatever
+                # their dependencies say, so it is said first.
+                settle(spec, Result.skip(OFFLINE_ACTIVE))
             elif blocked:
                 d = done[blocked[0]]
                 verb = "was skipped" if d.status is Status.SKIP else f"reported {d.status.value}"
                 settle(spec, Result.skip(f"needs {d.id}, which {verb}: {d.summary}"))
-            elif ctx.probe.offline and spec.profile != "quick":
-                # Active checks do device work in children on the live node; offline they
-                # would judge the machine reading the bundle instead.
-                settle(spec, Result.skip(OFFLINE_ACTIVE))
             elif ctx.remaining() <= 0:
                 settle(spec, Result.error("not started: the run's global deadline had passed"))
             else:
