@@ -422,6 +422,16 @@ def _devices(ctx: CheckContext, payload: dict[str, Any]) -> list[Finding]:
 
 # -- the check ---------------------------------------------------------------------------------
 
+OFFLINE = (
+    "offline bundle: dependency conflicts, torch_npu's libraries and the import are judged on "
+    "the live node only"
+)
+
+
+def _summary(facts: dict[str, Any]) -> str:
+    parts = [("torch", facts["torch"]), ("torch_npu", facts["torch_npu"]), ("CANN", facts["cann"])]
+    return ", ".join(f"{label} {version}" for label, version in parts if version) or "no torch"
+
 
 @check(
     "python.stack",
@@ -450,8 +460,6 @@ def python_stack(ctx: CheckContext) -> Result:
     found = cann.discover(ctx.probe)
     cann_version = found.toolkit.version if found.toolkit else None
     facts: dict[str, Any] = {
-        "python": sys.version.split()[0],
-        "executable": sys.executable,
         "torch": torch.version if torch else None,
         "torch_npu": npu.version if npu else None,
         "cann": cann_version,
@@ -459,19 +467,14 @@ def python_stack(ctx: CheckContext) -> Result:
     findings = _versions(ctx, torch, npu, cann_version)
     if npu and cann_version:
         findings.append(_cann_match(npu, torch, cann_version))
+    if ctx.probe.offline:
+        findings.append(Finding(Status.SKIP, OFFLINE))
+        return combine(findings, _summary(facts), facts=facts)
+    facts.update(python=sys.version.split()[0], executable=sys.executable)
     findings += _conflicts(dists)
     if npu:
         findings += _libraries(ctx, npu, found, facts)
     if ctx.profile_at_least("full") and (torch or npu):
         fix_torch = f'pip install "{_torch_requirement(npu)}"' if npu else "pip install torch"
         findings += _import(ctx, npu, found, fix_torch, facts)
-    summary = ", ".join(
-        f"{label} {version}"
-        for label, version in (
-            ("torch", facts["torch"]),
-            ("torch_npu", facts["torch_npu"]),
-            ("CANN", cann_version),
-        )
-        if version
-    )
-    return combine(findings, summary or "no torch", facts=facts)
+    return combine(findings, _summary(facts), facts=facts)

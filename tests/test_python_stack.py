@@ -470,3 +470,23 @@ def test_ascend_only_checks_skip_on_a_cuda_node_with_the_reason(sysroot: Path, t
         Status.SKIP,
         "no Ascend NPU on this node (backend cuda) and no CANN toolkit",
     )
+
+
+# -- offline (a support bundle) ------------------------------------------------------------------
+
+
+def bundle_probe(recorded: dict[str, str]) -> Probe:
+    probe = Probe(env=clean_env())
+    probe.offline = True
+    probe.fact("distributions", lambda: recorded)  # what a bundle recorded
+    return probe
+
+
+def test_offline_judges_the_recorded_versions_and_runs_nothing():
+    mismatch = judge(CHECK, bundle_probe({"torch": "2.5.1", "torch-npu": "2.13.0"}), "full")
+    assert mismatch.status is Status.FAIL
+    assert mismatch.summary == "torch_npu 2.13.0 needs torch==2.13.*, but torch 2.5.1 is installed"
+    matched = judge(CHECK, bundle_probe({"torch": "2.13.0", "torch-npu": "2.13.0"}), "full")
+    assert matched.status is Status.PASS
+    assert CHECKS.OFFLINE in matched.details
+    assert "import" not in matched.facts and "executable" not in matched.facts

@@ -34,21 +34,23 @@ class Dist:
     name: str  # canonical: torch-npu
     version: str
     requires: list[str]
-    raw: metadata.Distribution
+    raw: Optional[metadata.Distribution]  # None: known from a bundle's recorded list only
 
     @property
     def root(self) -> str:
         """The folder it is installed into (site-packages)."""
-        return os.path.normpath(str(self.raw.locate_file("")))
+        return os.path.normpath(str(self.raw.locate_file(""))) if self.raw else ""
 
     @property
     def entry_point_groups(self) -> set[str]:
-        return {ep.group for ep in self.raw.entry_points}
+        return {ep.group for ep in self.raw.entry_points} if self.raw else set()
 
     @functools.cached_property
     def shared_objects(self) -> list[str]:
         """Paths of the ELF shared objects its RECORD lists. RECORD is scanned as text: torch's
         has 15000 lines, and ``Distribution.files`` takes half a second over them."""
+        if self.raw is None:
+            return []
         record = self.raw.read_text("RECORD")
         if record is None:  # not a wheel install: use whatever file list it has
             names = [str(f) for f in self.raw.files or ()]
@@ -104,7 +106,11 @@ def scan(path: Optional[list[str]] = None) -> dict[str, Dist]:
 
 
 def installed(probe: Probe) -> dict[str, Dist]:
-    """The distributions this interpreter sees, memoised."""
+    """The distributions this interpreter sees, memoised. Offline, a bundle's recorded names and
+    versions (no requirements, no files)."""
+    if probe.offline:
+        recorded = probe.distributions().items()
+        return {canonicalize_name(n): Dist(canonicalize_name(n), v, [], None) for n, v in recorded}
     return probe.fact("python.dists", scan)
 
 
