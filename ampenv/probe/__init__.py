@@ -175,23 +175,17 @@ class Probe:
         return self.fact("distributions", collect)
 
     def distribution_version(self, name: str) -> Optional[str]:
-        """One distribution's version (None: not installed). A direct metadata lookup costs a
-        few ms where listing every distribution costs ~0.1 s: `certificate verify` runs in a
-        prolog. Offline (a bundle) it answers from the recorded list."""
-        from packaging.utils import canonicalize_name
+        """One distribution's version (None: not installed), from its dist-info folder on
+        sys.path: ~1 ms where distributions() costs ~0.1 s and importlib.metadata as much to
+        import (`certificate verify` runs in a prolog). A bundle answers from its record."""
+        import sys
 
+        from ampenv.probe import distinfo
+
+        key = distinfo.canonical(name)
         if self.offline:
-            return self.distributions().get(canonicalize_name(name))
-
-        def lookup() -> Optional[str]:
-            from importlib import metadata
-
-            try:
-                return metadata.version(name)
-            except metadata.PackageNotFoundError:
-                return None
-
-        return self.fact(("distribution", canonicalize_name(name)), lookup)
+            return self.distributions().get(key)
+        return self.fact(("distribution", key), lambda: distinfo.version(name, sys.path))
 
     # -- backend -----------------------------------------------------------------------------
     def backend(self) -> Backend:
