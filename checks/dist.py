@@ -240,10 +240,9 @@ def allreduce(ctx: CheckContext) -> Result:
     if problem:
         return Result.error(f'[checks."dist.allreduce"] {problem}')
     kind = ctx.backend
-    installed = ctx.probe.distributions()
-    if "torch" not in installed:
+    if ctx.probe.distribution_version("torch") is None:
         return Result.skip("torch is not installed: the collective test runs torch.distributed")
-    if kind == "npu" and "torch-npu" not in installed:
+    if kind == "npu" and ctx.probe.distribution_version("torch_npu") is None:
         return Result.skip("torch_npu is not installed: hccl needs it (see python.stack)")
     try:
         job = (

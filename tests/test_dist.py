@@ -259,7 +259,7 @@ def _run_check(probe: Probe, device: str = "cpu", **settings):
 
 def test_skips_saying_so_when_torch_is_not_installed(sysroot, monkeypatch):
     probe = Probe(str(sysroot), clean_env())
-    monkeypatch.setattr(probe, "distributions", lambda: {"psutil": "5.9"})
+    monkeypatch.setattr(probe, "distribution_version", {"psutil": "5.9"}.get)
     result = _run_check(probe)
     assert result.status is Status.SKIP and "torch is not installed" in result.summary
 
@@ -268,7 +268,7 @@ def test_skips_when_every_npu_is_hidden(sysroot, monkeypatch):
     (sysroot / "dev").mkdir()
     (sysroot / "dev" / "davinci0").touch()
     probe = Probe(str(sysroot), clean_env(ASCEND_RT_VISIBLE_DEVICES=""))
-    monkeypatch.setattr(probe, "distributions", lambda: {"torch": "2.1", "torch-npu": "2.1"})
+    monkeypatch.setattr(probe, "distribution_version", {"torch": "2.1", "torch_npu": "2.1"}.get)
     result = _run_check(probe, device="npu")
     assert result.status is Status.SKIP
     assert result.summary == "no visible npu device (ASCEND_RT_VISIBLE_DEVICES=)"
@@ -276,7 +276,7 @@ def test_skips_when_every_npu_is_hidden(sysroot, monkeypatch):
 
 def test_skips_saying_so_when_torch_npu_is_missing_on_an_npu_node(sysroot, monkeypatch):
     probe = Probe(str(sysroot), clean_env())
-    monkeypatch.setattr(probe, "distributions", lambda: {"torch": "2.1"})
+    monkeypatch.setattr(probe, "distribution_version", {"torch": "2.1"}.get)
     result = _run_check(probe, device="npu")
     assert result.status is Status.SKIP and "torch_npu is not installed" in result.summary
 
