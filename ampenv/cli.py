@@ -325,6 +325,111 @@ def env_command(
     raise typer.Exit(1 if unmet else 0)
 
 
+certificate_app = typer.Typer(help="Show or verify the node certificate.", no_args_is_help=True)
+app.add_typer(certificate_app, name="certificate")
+CertificateOpt = typer.Option(
+    None,
+    "--certificate",
+    help="Default: $AMPENV_CERTIFICATE, [certificate] path, then /var/lib/ampenv (root) "
+    "or $XDG_STATE_HOME/ampenv/certificate.json.",
+)
+
+
+@app.command()
+def certify(
+    certificate: Optional[str] = CertificateOpt,
+    fmt: str = FormatOpt,
+    output: Optional[Path] = OutputOpt,
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+    device: Optional[str] = DeviceOpt,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show facts and timings."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings make the exit code 1."),
+    deadline: Optional[float] = typer.Option(None, "--deadline", help="Global limit, seconds."),
+) -> None:
+    """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
+    write its certificate; a node that does not pass loses its old one."""
+    from ampenv.report import FORMATS, render
+    from ampenv.smoke.certificate import resolve_path, settle
+
+    if fmt not in FORMATS:
+        _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if device not in (None, "npu", "cuda", "cpu"):
+        _die(f"unknown device {device!r}: use npu, cuda or cpu")
+    opts = Options(
+        profile="certify",
+        config_path=config,
+        sysroot=sysroot,
+        device=device,
+        deadline=deadline,
+        strict=strict,
+        extra={"progress": sys.stderr.isatty()},
+    )
+    try:
+        session = open_session(opts)
+        report = diagnose(opts, session)
+    except (ConfigError, ValueError) as exc:
+        _die(str(exc))
+    emit(render(report, fmt, verbose=verbose, color=_use_color(output)), output)
+    section = session.config.section("certificate")
+    path = resolve_path(certificate, session.probe.env, section)
+    try:
+        typer.echo(f"ampenv: {settle(report, session.probe, section, path)}", err=True)
+    except OSError as exc:
+        _die(f"certificate {path}: {exc.strerror or exc}")
+    raise typer.Exit(report.exit_code)
+
+
+def _verify_certificate(certificate: Optional[str], config: Optional[str], sysroot: Optional[str]):
+    """Config and probe without loading any check: verify must answer in milliseconds."""
+    from ampenv.config import load
+    from ampenv.probe import Probe
+    from ampenv.smoke.certificate import verify_node
+
+    env = dict(os.environ)
+    root = sysroot if sysroot is not None else env.get("AMPENV_SYSROOT", "")
+    try:
+        cfg = load(config, env, root)
+    except ConfigError as exc:
+        _die(str(exc))
+    return verify_node(cfg, Probe(sysroot=root, env=env), certificate)
+
+
+@certificate_app.command("verify")
+def certificate_verify(
+    certificate: Optional[str] = CertificateOpt,
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Exit 0 only for a fresh certificate whose fingerprint matches this node now; else 1
+    with the reason (missing, unreadable, edited, expired, fingerprint changed)."""
+    _, verdict = _verify_certificate(certificate, config, sysroot)
+    typer.echo(verdict.reason if verdict.ok else f"ampenv: certificate {verdict.reason}")
+    raise typer.Exit(0 if verdict.ok else 1)
+
+
+@certificate_app.command("show")
+def certificate_show(
+    certificate: Optional[str] = CertificateOpt,
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json (the file itself)."),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Print the certificate and whether it is valid on this node now (exit as verify)."""
+    import json
+
+    from ampenv.report.certificate import render
+
+    if fmt not in ("text", "json"):
+        _die(f"unknown format {fmt!r}: use text or json")
+    path, verdict = _verify_certificate(certificate, config, sysroot)
+    if fmt == "json" and verdict.certificate is not None:
+        emit(json.dumps(verdict.certificate, indent=2, sort_keys=True) + "\n", None)
+    else:
+        emit(render(path, verdict.reason, verdict.certificate), None)
+    raise typer.Exit(0 if verdict.ok else 1)
+
+
 def main() -> None:
     try:
         app(prog_name="ampenv")
