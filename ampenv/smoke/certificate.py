@@ -1,0 +1,218 @@
+"""The node certificate: what ``ampenv certify`` writes and what a prolog verifies.
+
+A JSON file with the issue time, the expiry, the node's fingerprint (what the verdict depends
+on: driver, firmware, CANN, torch, torch_npu, device names and count, ampenv version), the
+certify verdict and the smoke metrics. A ``digest`` (sha256 of the canonical JSON of everything
+else) binds them together, so an edit by hand is detected. It is not a signature: anyone who can
+write the file can also recompute the digest. Protect the file with its permissions (root-owned
+under /var/lib/ampenv); the digest catches mistakes and casual edits, not forgery.
+
+Torch-free and fast: ``verify`` reads version files and package metadata through the Probe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+from ampenv import __version__
+from ampenv.probe.fingerprint import changes, fingerprint
+
+if TYPE_CHECKING:
+    from ampenv.config import Config
+    from ampenv.probe import Probe
+    from ampenv.runner import Report
+
+SCHEMA = "ampenv.certificate/1"
+ENV_PATH = "AMPENV_CERTIFICATE"
+ROOT_PATH = "/var/lib/ampenv/certificate.json"
+SMOKE_ID = "smoke.resnet50"
+
+
+class CertificateError(Exception):
+    """A certificate that cannot be used, with the reason a prolog shows."""
+
+
+def default_path(env: dict[str, str], euid: int) -> str:
+    if euid == 0:
+        return ROOT_PATH
+    state = env.get("XDG_STATE_HOME") or os.path.join(
+        env.get("HOME") or os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(state, "ampenv", "certificate.json")
+
+
+def resolve_path(
+    explicit: Optional[str],
+    env: dict[str, str],
+    section: dict[str, Any],
+    euid: Optional[int] = None,
+) -> str:
+    """``--certificate``, then ``$AMPENV_CERTIFICATE``, then ``[certificate] path``, then the
+    default (/var/lib/ampenv as root, else the XDG state folder)."""
+    chosen = explicit or env.get(ENV_PATH) or section.get("path")
+    return chosen or default_path(env, os.geteuid() if euid is None else euid)
+
+
+def _stamp(when: dt.datetime) -> str:
+    return when.astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _parse_stamp(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def digest(body: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of everything but the digest itself."""
+    content = {k: v for k, v in body.items() if k != "digest"}
+    canon = json.dumps(content, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return "sha256:" + hashlib.sha256(canon.encode("utf-8")).hexdigest()
+
+
+def issue(
+    report: Report, probe: Probe, max_age_hours: float, now: Optional[dt.datetime] = None
+) -> dict[str, Any]:
+    """The certificate for a report that passed, sealed with its digest."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    smoke = report.get(SMOKE_ID)
+    body: dict[str, Any] = {
+        "schema": SCHEMA,
+        "ampenv_version": __version__,
+        "node": probe.hostname(),
+        "backend": report.backend,
+        "issued_at": _stamp(now),
+        "expires_at": _stamp(now + dt.timedelta(hours=max_age_hours)),
+        "status": report.status.value,
+        "checks": {c.id: c.status.value for c in report.checks},
+        "fingerprint": fingerprint(probe, report.backend),
+        "smoke": {
+            "summary": smoke.summary,
+            "metrics": smoke.metrics,
+            "facts": {k: v for k, v in smoke.facts.items() if not k.endswith("_losses")},
+        }
+        if smoke
+        else None,
+    }
+    body["digest"] = digest(body)
+    return body
+
+
+def write(path: str, certificate: dict[str, Any]) -> None:
+    """Atomically: a temp file in the same folder, flushed to disk, renamed over the old one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".certificate-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(certificate, fh, indent=2, sort_keys=True)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def revoke(path: str) -> bool:
+    """Remove the certificate at ``path`` (a node that fails certify keeps no old one)."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def load(path: str) -> dict[str, Any]:
+    """The certificate at ``path``, checked against its digest. Raises CertificateError."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise CertificateError(
+            f"missing: no certificate at {path} (run `ampenv certify`)"
+        ) from None
+    except OSError as exc:
+        raise CertificateError(f"unreadable: {path}: {exc.strerror}") from None
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise CertificateError(f"unreadable: {path} is not JSON ({exc})") from None
+    if not isinstance(body, dict) or body.get("schema") != SCHEMA:
+        raise CertificateError(f"unreadable: {path} is not an {SCHEMA} certificate")
+    try:
+        sealed = digest(body) == body.get("digest")
+    except ValueError:  # a NaN slipped in by hand: not canonical JSON
+        sealed = False
+    if not sealed:
+        raise CertificateError(f"edited: {path} does not match its digest")
+    return body
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    reason: str
+    certificate: Optional[dict[str, Any]] = None
+
+
+def verify(
+    path: str, probe: Probe, max_age_hours: float, now: Optional[dt.datetime] = None
+) -> Verdict:
+    """Valid only when readable, unedited, fresh, and issued for this node as it is now."""
+    now = now or dt.datetime.now(dt.timezone.utc)
+    try:
+        cert = load(path)
+        issued, expires = _parse_stamp(cert["issued_at"]), _parse_stamp(cert["expires_at"])
+        recorded, backend = cert["fingerprint"], cert["backend"]
+    except CertificateError as exc:
+        return Verdict(False, str(exc))
+    except (KeyError, TypeError, ValueError) as exc:
+        return Verdict(False, f"unreadable: {path} lacks a valid {exc}")
+    # A site that lowers max_age_hours makes older certificates stale at once.
+    deadline = min(expires, issued + dt.timedelta(hours=max_age_hours))
+    if now >= deadline:
+        return Verdict(False, f"expired at {_stamp(deadline)} (issued {cert['issued_at']})", cert)
+    changed = changes(recorded, fingerprint(probe, backend))
+    if changed:
+        return Verdict(False, "fingerprint changed: " + "; ".join(changed), cert)
+    left = deadline - now
+    hours = left.total_seconds() / 3600
+    return Verdict(
+        True,
+        f"valid: {cert['node']} ({backend}) certified {cert['issued_at']}, "
+        f"expires {_stamp(deadline)} (in {hours:.1f} h)",
+        cert,
+    )
+
+
+def settle(report: Report, probe: Probe, section: dict[str, Any], path: str) -> str:
+    """After a certify run: write the certificate when the node passed, else remove the old
+    one, so that a node that fails certification is refused by the prolog at once. Returns the
+    line to show; raises OSError when the file cannot be written or removed."""
+    if report.exit_code == 0:
+        cert = issue(report, probe, float(section["max_age_hours"]))
+        write(path, cert)
+        return f"certificate written to {path} (expires {cert['expires_at']})"
+    revoked = revoke(path)
+    return f"not certified (exit {report.exit_code})" + (
+        f": removed the old certificate {path}" if revoked else ""
+    )
+
+
+def verify_node(
+    config: Config, probe: Probe, explicit: Optional[str] = None
+) -> tuple[str, Verdict]:
+    """The certificate path for this node and its verdict: what `certificate verify` and the
+    Slurm hook ask."""
+    section = config.section("certificate")
+    path = resolve_path(explicit, probe.env, section)
+    return path, verify(path, probe, float(section["max_age_hours"]))
