@@ -21,6 +21,9 @@ from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import calls, fake_tool, path_with
 
 from ampenv.hooks.slurm import opted_out, parse_show_node
+from ampenv.probe import Probe
+from ampenv.runner import Report
+from ampenv.smoke import certificate
 
 IDLE = FIXTURES / "slurm" / "show_node_idle_20.11.9.txt"
 ADMIN_DRAINED = FIXTURES / "slurm" / "show_node_down_drain_21.08.3.txt"
@@ -206,6 +209,34 @@ def test_a_hung_npu_smi_cannot_make_the_hook_overrun_its_time(node):
     assert node.scontrol_calls()[-1][2] == "State=DRAIN"
     time.sleep(0.2)
     assert _npu_smi_processes(fake) == [], "a hung npu-smi outlived the hook"
+
+
+def _certificate(node: Node) -> Path:
+    """A certificate issued for this very node by the certificate module itself."""
+    report = Report("certify", "cpu", "2026-01-02T03:04:05Z", 1.0, [])
+    path = node.tmp / "certificate.json"
+    certificate.write(str(path), certificate.issue(report, Probe(env=node.env), 24.0))
+    node.env["AMPENV_CERTIFICATE"] = str(path)
+    return path
+
+
+def test_the_certificate_is_verified_when_the_config_asks(node):
+    node.configure(certificate=True)
+    node.env["AMPENV_CERTIFICATE"] = str(node.tmp / "none.json")
+    missing = node.hook()
+    assert missing.returncode == 1
+    assert missing.stdout.startswith("ampenv: certificate: missing: no certificate at ")
+
+    path = _certificate(node)
+    assert node.hook().returncode == 0
+
+    cert = json.loads(path.read_text())
+    cert["expires_at"] = "2099-01-01T00:00:00Z"  # an edit by hand
+    path.write_text(json.dumps(cert))
+    edited = node.hook()
+    assert (edited.returncode, edited.stdout) == (
+        1, f"ampenv: certificate: edited: {path} does not match its digest\n"
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -116,11 +116,10 @@ class Verdict:
 
 def certificate_problem(session: Session) -> Optional[str]:
     """Why ``ampenv certificate verify`` refuses this node, or None when it accepts it."""
-    try:
-        from ampenv.smoke import certificate  # noqa: F401
-    except ImportError:
-        return "cannot verify: ampenv.smoke.certificate is not installed"
-    return None
+    from ampenv.smoke.certificate import verify_node
+
+    _, verdict = verify_node(session.config, session.probe)
+    return None if verdict.ok else verdict.reason
 
 
 def judge(opts: Options, session: Session, end: float) -> Verdict:
