@@ -11,7 +11,7 @@ import typer
 
 from ampenv import __version__
 from ampenv.config import ConfigError
-from ampenv.doctor import Options, diagnose, open_session
+from ampenv.doctor import Options, Session, diagnose, open_session
 from ampenv.runner import Report
 
 app = typer.Typer(
@@ -100,11 +100,15 @@ def doctor(
         extra={"logs": [str(p) for p in log or []]},
     )
     try:
-        report = diagnose(opts)
+        session = open_session(opts)
+        report = diagnose(opts, session)
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
-    export_textfile(report, textfile_dir)
-    emit(render(report, fmt, verbose=verbose, color=_use_color(output)), output)
+    wants_metrics = fmt == "prometheus" or textfile_dir is not None
+    certified = _certified(session) if wants_metrics else None
+    export_textfile(report, textfile_dir, certified)
+    text = render(report, fmt, verbose=verbose, color=_use_color(output), certified=certified)
+    emit(text, output)
     raise typer.Exit(report.exit_code)
 
 
@@ -207,14 +211,24 @@ def clean(
     raise typer.Exit(result.exit_code)
 
 
-def export_textfile(report: Report, directory: Optional[Path]) -> None:
+def _certified(session: Session, certificate: Optional[str] = None) -> Optional[bool]:
+    """What `ampenv certificate verify` says of this node, for ampenv_certified (None from a
+    bundle: the certificate lives on the node, not in the bundle)."""
+    if session.probe.offline:
+        return None
+    from ampenv.smoke.certificate import verify_node
+
+    return verify_node(session.config, session.probe, certificate)[1].ok
+
+
+def export_textfile(report: Report, directory: Optional[Path], certified: Optional[bool]) -> None:
     """``--textfile-dir``: the Prometheus rendering, written atomically for node_exporter."""
     if directory is None:
         return
     from ampenv.report import render
     from ampenv.textfile import write_textfile
 
-    write_textfile(directory, render(report, "prometheus"))
+    write_textfile(directory, render(report, "prometheus", certified=certified))
 
 
 @app.command(context_settings={"allow_interspersed_args": False})
@@ -346,6 +360,7 @@ def certify(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Show facts and timings."),
     strict: bool = typer.Option(False, "--strict", help="Warnings make the exit code 1."),
     deadline: Optional[float] = typer.Option(None, "--deadline", help="Global limit, seconds."),
+    textfile_dir: Optional[Path] = TextfileOpt,
 ) -> None:
     """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
     write its certificate; a node that does not pass loses its old one."""
@@ -377,6 +392,7 @@ def certify(
         typer.echo(f"ampenv: {settle(report, session.probe, section, path)}", err=True)
     except OSError as exc:
         _die(f"certificate {path}: {exc.strerror or exc}")
+    export_textfile(report, textfile_dir, _certified(session, certificate))
     raise typer.Exit(report.exit_code)
 
 

@@ -9,8 +9,10 @@ from conftest import clean_env, run_ampenv
 from prometheus_client.parser import text_string_to_metric_families
 
 from ampenv.checks import Status
+from ampenv.probe import Probe
 from ampenv.report import render
 from ampenv.runner import CheckRun, Report
+from ampenv.smoke import certificate
 
 SMOKE_METRICS = {"amp_img_per_s": 41.5, "amp_speedup": 1.92, "overflow_steps": 0}
 
@@ -67,9 +69,10 @@ def test_label_values_are_escaped(odd):
 
 def test_doctor_writes_the_textfile_atomically(tmp_path):
     textdir = tmp_path / "textfile"
+    env = clean_env(AMPENV_CERTIFICATE=str(tmp_path / "no-certificate.json"))
     ran = run_ampenv(
         "doctor", "--profile", "quick", "--format", "prometheus",
-        "--textfile-dir", str(textdir), env=clean_env(),
+        "--textfile-dir", str(textdir), env=env,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     written = (textdir / "ampenv.prom").read_text()
@@ -77,5 +80,15 @@ def test_doctor_writes_the_textfile_atomically(tmp_path):
     assert written.endswith("\n")
     fams = _families(written)
     assert _value(fams, "ampenv_check_status", check="host.resources", status="pass") == 1
+    assert _value(fams, "ampenv_certified") == 0  # `certificate verify` refuses: none here
     stdout_fams = _families(ran.stdout)
     assert set(stdout_fams) == set(fams)
+
+
+def test_certified_is_what_certificate_verify_says(tmp_path):
+    path = tmp_path / "certificate.json"
+    env = clean_env(AMPENV_CERTIFICATE=str(path))
+    report = Report("certify", "cpu", "2026-01-02T03:04:05Z", 1.0, [])
+    certificate.write(str(path), certificate.issue(report, Probe(env=env), 24.0))
+    ran = run_ampenv("doctor", "--profile", "quick", "--format", "prometheus", env=env)
+    assert _value(_families(ran.stdout), "ampenv_certified") == 1, ran.stderr
