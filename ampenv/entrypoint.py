@@ -66,15 +66,7 @@ def contract_defaults(terms: Mapping[str, Any], env: dict[str, str]) -> Prepared
     """Values for the unset variables the ``[env]`` contract names a value for. A variable
     that is set is left alone even when it breaks the contract: the env checks then say so,
     rather than the entrypoint overriding what the job was given."""
-    shape = envcontract.job_shape(env)
-    added: dict[str, str] = {}
-    for name, term in terms.items():
-        if name in env:
-            continue
-        needed = term.required_on(shape.multi_node) or term.default or term.unset_breaks()
-        value = term.fix(None) if needed else None
-        if value is not None:
-            added[name] = value
+    added = envcontract.unset_defaults(terms, env, envcontract.job_shape(env))
     note = f"[env] contract defaults: {', '.join(sorted(added)) or 'none needed'}"
     return Prepared({**env, **added}, [note])
 

@@ -326,6 +326,26 @@ def _judge_unset(term: Term, shape: JobShape, source: str) -> Finding:
     return Finding(Status.PASS, f"{name} is unset, which the contract allows{why}")
 
 
+def needs_value_when_unset(term: Term, shape: JobShape) -> bool:
+    """An unset variable needs a value when the contract requires it, names a default, or
+    CANN's own default would break it."""
+    return bool(term.required_on(shape.multi_node) or term.default or term.unset_breaks())
+
+
+def unset_defaults(
+    terms: Mapping[str, Term], env: Mapping[str, str], shape: JobShape
+) -> dict[str, str]:
+    """The contract's values for the unset variables that need one (the entrypoint applies
+    these; a variable that is set is left for the env checks to judge)."""
+    values = {}
+    for name, term in terms.items():
+        if name not in env and needs_value_when_unset(term, shape):
+            value = term.fix(None)
+            if value is not None:
+                values[name] = value
+    return values
+
+
 def export_lines(
     terms: Mapping[str, Term], env: Mapping[str, str], shape: JobShape
 ) -> tuple[list[str], list[str]]:
@@ -338,7 +358,7 @@ def export_lines(
         if current is not None and not term.violations(current):
             lines.append(envrules.export_line(name, current))
             continue
-        if current is None and not (required or term.default or term.unset_breaks()):
+        if current is None and not needs_value_when_unset(term, shape):
             continue  # nothing to set: CANN's own default meets the contract
         fix = term.fix(current)
         if fix is None and required:
