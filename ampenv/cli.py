@@ -145,7 +145,9 @@ def explain(check_id: str, config: Optional[str] = ConfigOpt) -> None:
     if spec.remedies:
         lines += ["Remedies it may give:", *[f"  - {r}" for r in spec.remedies], ""]
     if spec.needs:
-        lines += [f"Needs: {', '.join(spec.needs)}", ""]
+        lines += [f"Needs (skipped unless they pass): {', '.join(spec.needs)}", ""]
+    if spec.after:
+        lines += [f"Runs after (to share their facts): {', '.join(spec.after)}", ""]
     settings = {"timeout": f"{spec.timeout:g} s", **{k: s.help for k, s in spec.settings.items()}}
     lines += [f'Settings ([checks."{spec.id}"] in ampenv.toml):']
     lines += [f"  {k}: {v}" for k, v in settings.items()]
