@@ -44,7 +44,10 @@ class ElfInfo:
 
 
 def _read(fh: BinaryIO, offset: int, size: int) -> bytes:
-    fh.seek(offset)
+    try:
+        fh.seek(offset)
+    except (ValueError, OverflowError) as exc:  # a mangled 64-bit offset
+        raise ElfError(f"offset {offset} out of range") from exc
     data = fh.read(size)
     if len(data) != size:
         raise ElfError(f"truncated: wanted {size} bytes at offset {offset}")
