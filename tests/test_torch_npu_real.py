@@ -39,6 +39,8 @@ CANN_AT_IMPORT = {
     "libhccl.so", "libascendcl.so", "libacl_op_compiler.so", "libge_runner.so", "libgraph.so",
     "libacl_tdt_channel.so",
 }  # fmt: skip
+# ... and what only torchair and the ATB plugin need (NNAL's libatb.so among them).
+CANN_ON_DEMAND = {"libfmk_parser.so", "libascend_protobuf.so", "libatb.so"}
 
 
 def _cache_root() -> Path:
@@ -103,6 +105,7 @@ def doctor(python: Path, profile: str, *extra: str, **env: str) -> tuple[Ran, fl
 def assert_cann_diagnosis(check: dict) -> None:
     assert check["status"] == "fail"
     assert set(check["facts"]["libraries_missing"]) == CANN_AT_IMPORT
+    assert set(check["facts"]["libraries_missing_on_demand"]) == CANN_ON_DEMAND
     assert check["summary"].startswith("CANN runtime not on the library path: torch_npu needs ")
     for lib in CANN_AT_IMPORT:
         assert lib in check["summary"]

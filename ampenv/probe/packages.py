@@ -261,7 +261,10 @@ def library_needs(probe: Probe, name: str, after: tuple[str, ...] = ()) -> Optio
         at_import, bad = elf.closure(top, view)
         reached = {os.path.realpath(n.found) for n in at_import if n.found} | set(map(_real, top))
         rest = [f for f in objects if _real(f) not in reached]
-        on_demand, bad2 = elf.closure(rest, view)
+        # What the import loaded stays loaded: torchair's modules find libtorch_npu.so so.
+        loaded = {n.name for n in at_import if n.found}
+        later = elf.LoaderView(lib_path, view.cache, preloaded | loaded, probe.sysroot)
+        on_demand, bad2 = elf.closure(rest, later)
         return LibraryNeeds(top, at_import, on_demand, bad + bad2)
 
     return probe.fact(("python.libneeds", canonicalize_name(name), after), compute)
