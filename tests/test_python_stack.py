@@ -28,7 +28,15 @@ from judge import judge, load_checks, load_module
 from test_cann import INFO_81, LEGACY, plant_legacy
 
 from ampenv.checks import Status
-from ampenv.probe import GPU_NAMES_TIMEOUT, Backend, Probe, compat, detect_backend, packages
+from ampenv.probe import (
+    GPU_NAMES_TIMEOUT,
+    Backend,
+    Probe,
+    cann,
+    compat,
+    detect_backend,
+    packages,
+)
 
 CHECKS = load_module("python.py")
 CHECK = CHECKS.python_stack
@@ -490,3 +498,12 @@ def test_offline_judges_the_recorded_versions_and_runs_nothing():
     assert matched.status is Status.PASS
     assert CHECKS.OFFLINE in matched.details
     assert "import" not in matched.facts and "executable" not in matched.facts
+
+
+def test_atb_comes_from_nnal_and_the_rest_from_the_toolkit(sysroot: Path):
+    plant_legacy(sysroot)
+    found = cann.discover(Probe(sysroot=str(sysroot), env=clean_env()))
+    assert CHECKS._providers(["libatb.so", "libhccl.so", "libgraph.so"], found) == [
+        "source /usr/local/Ascend/nnal/atb/set_env.sh",
+        f"source {LEGACY}/set_env.sh",
+    ]
