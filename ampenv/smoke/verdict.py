@@ -188,23 +188,35 @@ def needs_remeasure(metrics: dict[str, Any], amp: dict[str, Any], t: Thresholds)
     return low and not _loss_findings(metrics, amp, t)
 
 
+def _against(measured: str, expected: Optional[float], fmt: str, device: str) -> str:
+    """A measured figure with what was expected of it, side by side."""
+    if expected is None:
+        return f"{measured} (informational on {device})"
+    return f"{measured} (expected ≥ {fmt.format(expected)})"
+
+
+def _speedup(m: dict[str, Any]) -> str:
+    return f"speedup {m['amp_speedup']:.2f}x" if "amp_speedup" in m else "speedup n/a"
+
+
+def _memory(m: dict[str, Any]) -> str:
+    return f"memory saved {_pct(m['mem_reduction'])}" if "mem_reduction" in m else "memory n/a"
+
+
 def side_by_side(m: dict[str, Any], facts: dict[str, Any], t: Thresholds) -> list[str]:
     """Measured against expected, one line per figure, for the report's details."""
-
-    def expect(value: Optional[float], fmt: str) -> str:
-        return "informational" if value is None else f"expected ≥ {fmt.format(value)}"
-
-    steps = facts["steps"]
+    device, steps = facts["device"], facts["steps"]
+    diff = m.get("loss_rel_diff")
     lines = [
-        f"throughput: fp32 {m['fp32_img_per_s']:.3g} img/s, amp {m['amp_img_per_s']:.3g} img/s → "
-        f"speedup {m.get('amp_speedup', math.nan):.2f}x ({expect(t.min_speedup, '{:g}x')})",
+        f"throughput: fp32 {m['fp32_img_per_s']:.3g} img/s, amp {m['amp_img_per_s']:.3g} img/s, "
+        + _against(_speedup(m), t.min_speedup, "{:g}x", device),
         f"peak memory ({facts['peak_mem_source']}): fp32 {m['fp32_peak_mem_mb']:.0f} MiB, "
-        f"amp {m['amp_peak_mem_mb']:.0f} MiB → reduction {_pct(m.get('mem_reduction', 0.0))} "
-        f"({expect(t.min_mem_reduction, '{:.0%}')})",
+        f"amp {m['amp_peak_mem_mb']:.0f} MiB, "
+        + _against(_memory(m), t.min_mem_reduction, "{:.0%}", device),
         f"loss over {steps} steps: fp32 {m['fp32_loss_first']:.3g} → {m['fp32_loss_last']:.3g}, "
         f"amp {m['amp_loss_first']:.3g} → {m['amp_loss_last']:.3g} (must fall ≥ "
-        f"{_pct(t.min_loss_drop)}; differ ≤ {_pct(t.loss_tolerance)} of the initial loss: "
-        f"{_pct(m.get('loss_rel_diff', math.nan)) if _finite(m.get('loss_rel_diff')) else 'n/a'})",
+        f"{_pct(t.min_loss_drop)}); AMP - FP32 {_pct(diff) if _finite(diff) else 'n/a'} of "
+        f"the initial loss (tolerance {_pct(t.loss_tolerance)})",
         f"overflow steps: {m['overflow_steps']} of {steps}; final loss scale "
         f"{m['final_loss_scale']:g}",
     ]
@@ -224,19 +236,15 @@ def judge(
     finite, other = split_finite(metrics)
     if other:
         facts = {**facts, "non_finite_metrics": other}
-    speedup = metrics.get("amp_speedup")
+    device = facts["device"]
     summary = (
-        f"{facts['opt_level']} {facts['amp_dtype']} on {facts['device']}: loss "
+        f"{facts['opt_level']} {facts['amp_dtype']} on {device}: loss "
         f"{metrics['amp_loss_first']:.3g} → {metrics['amp_loss_last']:.3g} "
-        f"(fp32 {metrics['fp32_loss_last']:.3g}), speedup "
-        + (f"{speedup:.2f}x" if speedup is not None else "n/a")
-        + (
-            " (informational on cpu)"
-            if t.min_speedup is None
-            else f" (expected ≥ {t.min_speedup:g}x)"
-        )
-        + f", memory saved {_pct(metrics.get('mem_reduction', 0.0))}, "
-        f"{metrics['overflow_steps']}/{facts['steps']} overflow steps"
+        f"(fp32 {metrics['fp32_loss_last']:.3g}), "
+        f"{metrics['overflow_steps']}/{facts['steps']} overflow steps; "
+        + _against(_speedup(metrics), t.min_speedup, "{:g}x", device)
+        + ", "
+        + _against(_memory(metrics), t.min_mem_reduction, "{:.0%}", device)
     )
     return combine(
         findings,
