@@ -106,5 +106,5 @@ def fingerprint(probe: Probe, backend: str) -> dict[str, Any]:
 
 def changes(recorded: dict[str, Any], now: dict[str, Any]) -> list[str]:
     """What differs, one ``field: then → now`` each, in FIELDS order."""
-    keys = [*FIELDS, *sorted(set(recorded) | set(now) - set(FIELDS))]
+    keys = [*FIELDS, *sorted((set(recorded) | set(now)) - set(FIELDS))]
     return [f"{k}: {recorded.get(k)} → {now.get(k)}" for k in keys if recorded.get(k) != now.get(k)]
