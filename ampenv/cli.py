@@ -391,11 +391,12 @@ def certify(
     section = session.config.section("certificate")
     path = resolve_path(certificate, session.probe.env, section)
     try:
-        typer.echo(f"ampenv: {settle(report, session.probe, section, path)}", err=True)
+        settled = settle(report, session.probe, section, path)
     except OSError as exc:
         _die(f"certificate {path}: {exc.strerror or exc}")
+    typer.echo(f"ampenv: {settled.note}", err=True)
     export_textfile(report, textfile_dir, _certified(session, certificate))
-    raise typer.Exit(report.exit_code)
+    raise typer.Exit(settled.exit_code)
 
 
 def _verify_certificate(certificate: Optional[str], config: Optional[str], sysroot: Optional[str]):
