@@ -170,19 +170,18 @@ def test_show_prints_the_certificate_and_its_verdict(issued):
 def test_a_failed_certify_removes_the_old_certificate(quick_report, issued):
     failed = copy.deepcopy(quick_report)
     failed.checks[0].status = Status.FAIL
-    note = cert.settle(failed, Probe(), {"max_age_hours": 24}, str(issued))
-    assert note == f"not certified (exit 1): removed the old certificate {issued}"
+    settled = cert.settle(failed, Probe(), {"max_age_hours": 24}, str(issued))
+    assert settled.note == f"not certified (exit 1): removed the old certificate {issued}"
+    assert settled.exit_code == 1
     assert not issued.exists()
 
 
-def test_a_passing_certify_replaces_the_certificate(quick_report, issued):
-    before = cert.load(str(issued))
-    assert quick_report.exit_code == 0  # this node's quick profile is healthy
-    note = cert.settle(quick_report, Probe(), {"max_age_hours": 48}, str(issued))
-    after = cert.load(str(issued))
-    assert note == f"certificate written to {issued} (expires {after['expires_at']})"
-    assert after["expires_at"] > before["expires_at"]
-    assert [p.name for p in issued.parent.iterdir()] == [issued.name]  # no temp file left
+def test_a_healthy_run_without_smoke_training_is_not_certified(quick_report, issued):
+    assert quick_report.exit_code == 0 and quick_report.get("smoke.resnet50") is None
+    settled = cert.settle(quick_report, Probe(), {"max_age_hours": 24}, str(issued))
+    assert settled.note.startswith("not certified, smoke.resnet50 not run: removed")
+    assert settled.exit_code == 3
+    assert not issued.exists()
 
 
 def test_path_resolution_order(tmp_path):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv import __version__
+from ampenv.checks import Status
 from ampenv.probe.fingerprint import changes, fingerprint
 
 if TYPE_CHECKING:
@@ -194,18 +195,28 @@ def verify(
     )
 
 
-def settle(report: Report, probe: Probe, section: dict[str, Any], path: str) -> str:
-    """After a certify run: write the certificate when the node passed, else remove the old
-    one, so that a node that fails certification is refused by the prolog at once. Returns the
-    line to show; raises OSError when the file cannot be written or removed."""
-    if report.exit_code == 0:
+@dataclass
+class Settled:
+    note: str  # the line `ampenv certify` shows on stderr
+    exit_code: int
+
+
+def settle(report: Report, probe: Probe, section: dict[str, Any], path: str) -> Settled:
+    """After a certify run: write the certificate when the node passed, smoke training
+    included; else remove the old one, so that the prolog refuses the node at once. Raises
+    OSError when the file cannot be written or removed."""
+    smoke = report.get(SMOKE_ID)
+    trained = smoke is not None and smoke.status in (Status.PASS, Status.WARN)
+    if report.exit_code == 0 and trained:
         cert = issue(report, probe, float(section["max_age_hours"]))
         write(path, cert)
-        return f"certificate written to {path} (expires {cert['expires_at']})"
-    revoked = revoke(path)
-    return f"not certified (exit {report.exit_code})" + (
-        f": removed the old certificate {path}" if revoked else ""
-    )
+        return Settled(f"certificate written to {path} (expires {cert['expires_at']})", 0)
+    removed = f": removed the old certificate {path}" if revoke(path) else ""
+    if report.exit_code != 0:
+        return Settled(f"not certified (exit {report.exit_code}){removed}", report.exit_code)
+    # Healthy, but nothing was trained: the node could not be judged for certification.
+    why = f"{smoke.status.value}: {smoke.summary}" if smoke else "not run"
+    return Settled(f"not certified, {SMOKE_ID} {why}{removed}", 3)
 
 
 def verify_node(
