@@ -97,7 +97,7 @@ def doctor(
         deadline=deadline,
         strict=strict,
         fix=fix,
-        extra={"logs": [str(p) for p in log or []]},
+        extra={"logs": [str(p) for p in log or []], "progress": sys.stderr.isatty()},
     )
     try:
         session = open_session(opts)
