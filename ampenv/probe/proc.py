@@ -17,8 +17,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-import psutil
-
 
 class Outcome(str, enum.Enum):
     OK = "ok"
@@ -101,6 +99,8 @@ def _pump(stream, sink: list[str], on_line: Optional[Callable[[str], None]]) -> 
 
 def kill_tree(pid: int) -> None:
     """Kill a process, its process group and every descendant, even ones that setsid'd."""
+    import psutil  # only on the rare kill path: the quick path does not pay for it
+
     try:
         descendants = psutil.Process(pid).children(recursive=True)
     except psutil.Error:
@@ -116,6 +116,8 @@ def kill_children() -> None:
     """Kill every process this one started that still runs, with its tree. Called before
     ampenv execs a job or exits from a hook: a command whose check the runner gave up on
     (its deadline passed) must not outlive the verdict."""
+    import psutil
+
     for child in psutil.Process().children():
         kill_tree(child.pid)
         with contextlib.suppress(psutil.Error):
