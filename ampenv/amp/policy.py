@@ -198,11 +198,12 @@ def clear_registrations() -> None:
     _registry.clear()
 
 
+_BUILTIN = {key: Rule("float", f"ampenv fp32 policy: {_label(*key)}") for key in FP32_FUNCTIONS}
+_ATTENTION = {
+    key: Rule("float", f"attention in fp32: {_label(*key)}") for key in ATTENTION_FUNCTIONS
+}
+
+
 def rules(attention_fp32: bool) -> dict[tuple[Any, str], Rule]:
     """The casts amp.autocast applies: the built-in lists, then the user's registrations."""
-    table = {key: Rule("float", f"ampenv fp32 policy: {_label(*key)}") for key in FP32_FUNCTIONS}
-    if attention_fp32:
-        for key in ATTENTION_FUNCTIONS:
-            table[key] = Rule("float", f"attention in fp32: {_label(*key)}")
-    table.update(_registry)
-    return table
+    return {**_BUILTIN, **(_ATTENTION if attention_fp32 else {}), **_registry}
