@@ -64,8 +64,36 @@ ARCH = {"arm64": "aarch64", "amd64": "x86_64"}.get(platform.machine().lower(), p
 
 
 # -- manifests -----------------------------------------------------------------------------------
+# What a manifest may say: a misspelt key (`remedies`, `age`) must not be ignored silently.
+KEYS = {
+    "manifest": {
+        "title", "source", "base", "profile", "args", "xfail", "marks", "python", "env",
+        "unset_env", "sourced", "files", "devices", "remove", "config", "tools", "packages",
+        "expect",
+    },
+    "expect": {"check", "status", "remedy", "summary"},
+    "file": {"fixture", "file", "text", "link", "dir", "lines", "replace", "age_days"},
+    "reply": {"fixture", "lines", "replace", "stdout", "stderr", "exit_code", "hang"},
+}  # fmt: skip
+
+
+def unknown_keys(data: dict[str, Any]) -> list[str]:
+    bad = [k for k in data if k not in KEYS["manifest"]]
+    bad += [f"expect.{k}" for k in data.get("expect", {}) if k not in KEYS["expect"]]
+    for path, spec in data.get("files", {}).items():
+        bad += [f"files.{path}.{k}" for k in spec if k not in KEYS["file"]]
+    for name, tool in data.get("tools", {}).items():
+        if tool is not False:
+            bad += [f"tools.{name}.{k}" for k in tool if k != "replay"]
+            for args, spec in tool.get("replay", {}).items():
+                bad += [f"tools.{name}.replay.{args}.{k}" for k in spec if k not in KEYS["reply"]]
+    return bad
+
+
 def read_manifest(path: Path) -> dict[str, Any]:
     data = tomllib.loads(path.read_text())
+    bad = unknown_keys(data)
+    assert not bad, f"{path}: unknown keys {', '.join(bad)}"
     data["_dir"] = path.parent
     return data
 
@@ -205,8 +233,8 @@ def plant_tools(chain: list[dict[str, Any]], root: Path, bin_dir: Path) -> None:
             else:
                 tools.setdefault(name, {}).update(spec.get("replay", {}))
     bin_dir.mkdir()
+    scratch = bin_dir.parent / "replays"
     for name, replay in tools.items():
-        scratch = bin_dir.parent / "replays"
         fake_tool(bin_dir, name, {args: reply(r, root, scratch) for args, r in replay.items()})
 
 
@@ -241,7 +269,6 @@ def sourced(env: dict[str, str], script: Path) -> None:
 
 @dataclass
 class Planted:
-    root: Path
     argv: list[str]
     env: dict[str, str]
     cwd: Path
@@ -268,7 +295,7 @@ def plant(manifest: dict[str, Any], tmp_path: Path, python: Optional[Path] = Non
     args = [expand(a, root) for a in last(chain, "args", [])]
     profile = last(chain, "profile", "quick")
     argv = [str(python or sys.executable), "-m", "ampenv", "doctor", "--profile", profile]
-    return Planted(root, [*argv, "--format", "json", *args], env, cwd)
+    return Planted([*argv, "--format", "json", *args], env, cwd)
 
 
 def doctor(planted: Planted) -> dict[str, Any]:
