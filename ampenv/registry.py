@@ -121,35 +121,31 @@ def _load_file(registry: Registry, file: Path, label: str) -> None:
         registry.add(check_spec)
 
 
+def _refused(registry: Registry, path: Path, euid: int) -> bool:
+    """As root, record and refuse a plugin file or folder that others could have written."""
+    reason = unsafe_reason(path, euid)
+    if reason:
+        kind = "folder" if path.is_dir() else "file"
+        registry.problems.append(
+            LoadProblem(
+                f"plugin.{path.name if kind == 'folder' else path.stem}",
+                str(path),
+                f"refused plugin {kind} as root: {reason}",
+                details=[f"fix: chown root:root {path} && chmod go-w {path}"],
+            )
+        )
+    return reason is not None
+
+
 def _load_folder(registry: Registry, folder: Path, euid: int, builtin: bool = False) -> None:
     if not folder.is_dir():
         return
-    files = sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
-    if euid == 0 and not builtin:
-        reason = unsafe_reason(folder, euid)
-        if reason:
-            registry.problems.append(
-                LoadProblem(
-                    f"plugin.{folder.name}",
-                    str(folder),
-                    f"refused plugin folder as root: {reason}",
-                    details=[f"fix: chown root:root {folder} && chmod go-w {folder}"],
-                )
-            )
-            return
-    for file in files:
-        if euid == 0 and not builtin:
-            reason = unsafe_reason(file, euid)
-            if reason:
-                registry.problems.append(
-                    LoadProblem(
-                        f"plugin.{file.stem}",
-                        str(file),
-                        f"refused plugin file as root: {reason}",
-                        details=[f"fix: chown root:root {file} && chmod go-w {file}"],
-                    )
-                )
-                continue
+    guard = euid == 0 and not builtin  # the built-ins ship inside the installed package
+    if guard and _refused(registry, folder, euid):
+        return
+    for file in sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")):
+        if guard and _refused(registry, file, euid):
+            continue
         label = f"builtin:{file.name}" if builtin else str(file)
         _load_file(registry, file, label)
 
