@@ -47,7 +47,7 @@ def open_session(opts: Options, env: Optional[dict[str, str]] = None) -> Session
     env = dict(os.environ if env is None else env)
     sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
     if opts.bundle:
-        from ampenv.bundle import BundleProbe
+        from ampenv.probe.bundle import BundleProbe
 
         probe: Probe = BundleProbe(opts.bundle)
     else:

@@ -18,8 +18,8 @@ import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import calls, fake_tool, path_with
 
-from ampenv import bundle as bundle_mod
-from ampenv.bundle import BundleError, BundleProbe
+from ampenv.probe import bundle as bundle_mod
+from ampenv.probe.bundle import BundleError, BundleProbe
 from ampenv.runner import OFFLINE_ACTIVE
 
 VERSIONS = FIXTURES / "version-files"
