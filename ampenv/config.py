@@ -17,11 +17,6 @@ from ampenv.checks import Setting
 if TYPE_CHECKING:
     from ampenv.checks import CheckSpec
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.9/3.10 only
-    import tomli as tomllib
-
 DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
 
 # Sections whose keys are simple settings. A section validated by its own module names it as
@@ -146,11 +141,21 @@ def _custom_validator(ref: str) -> Callable[[Any, str], dict[str, Any]]:
     return getattr(importlib.import_module(module), func)
 
 
-def parse(text: str, path: str) -> Config:
+def _loads(text: str, path: str) -> dict[str, Any]:
+    if not text:
+        return {}  # no file (the defaults): not worth importing the TOML parser for
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.9/3.10 only
+        import tomli as tomllib
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "", f"not valid TOML: {exc}") from None
+
+
+def parse(text: str, path: str) -> Config:
+    data = _loads(text, path)
     config = Config(path=path, data=data)
     for name, table in data.items():
         schema = SECTIONS.get(name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
-from ampenv.probe import child, cpuinfo
+from ampenv.probe import child
 
 MODULE = "ampenv.probe.amp_child"
 NATIVE = {True: "native", False: "emulated", None: "native or not: unknown"}
@@ -101,6 +101,8 @@ def amp_support(ctx: CheckContext) -> Result:
     kind = ctx.backend
     if ctx.probe.distribution_version("torch") is None:
         return Result.skip("torch is not installed: AMP needs it")
+    from ampenv.probe import cpuinfo  # full profile only: not at load time
+
     args = ["--device", kind]
     info = cpuinfo.read(ctx.probe) if kind == "cpu" else None
     if info is not None:

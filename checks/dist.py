@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
 from ampenv.dist import BACKENDS
-from ampenv.dist import launch as dist_launch
-from ampenv.probe.distenv import job_rank, visible_devices
+
+if TYPE_CHECKING:
+    from ampenv.dist import launch as dist_launch
 
 DTYPES = ("float32", "float16", "bfloat16")
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -235,6 +236,11 @@ def allreduce(ctx: CheckContext) -> Result:
     """All-reduce gives exact sums for fp32/fp16/bf16 from 1 element to ~4 MiB across every
     device of the node (or every rank of a torchrun/srun job), and its bus bandwidth
     (algbw × 2(n−1)/n) over a size sweep meets the chip's threshold."""
+    # Imported here, not at the top: a certify-only check must not slow down loading the
+    # registry, which every quick run does.
+    from ampenv.dist import launch as dist_launch
+    from ampenv.probe.distenv import job_rank, visible_devices
+
     settings = ctx.settings
     problem = _invalid(settings)
     if problem:

@@ -6,36 +6,37 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Optional
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
 from ampenv.probe import cann, compat, devnodes, npusmi, packages
-from ampenv.probe.child import run_module, tail
+from ampenv.probe.distinfo import canonical as canonicalize_name
 from ampenv.probe.proc import Outcome
+
+# packaging.requirements costs ~35 ms to import: it is imported where a requirement is parsed.
+if TYPE_CHECKING:
+    from packaging.requirements import Requirement
 
 TORCH, TORCH_NPU = "torch", "torch-npu"
 AUTOLOAD_OFF = "export TORCH_DEVICE_BACKEND_AUTOLOAD=0"
 AUTOLOAD_GROUP = "torch.backends"  # entry points torch >= 2.5 imports on `import torch`
 CHILD = "ampenv.probe.torch_child"
 
-MISSING_LIB = re.compile(r"(\S+\.so(?:\.[\w.]+)?): cannot open shared object file")
+# What a failed import prints (full profile only): patterns, compiled by re on first use.
+MISSING_LIB = r"(\S+\.so(?:\.[\w.]+)?): cannot open shared object file"
 BACKEND_LOAD = "Failed to load the backend extension: torch_npu"
-UNDEFINED_SYMBOL = re.compile(r"undefined symbol: (\S+)")
-CANN_MISMATCH = re.compile(r"CANN package version (\S+) and PyTorch version (\S+) do not match")
-NO_RUNTIME = re.compile(r"ASCEND_(?:RUNTIME|COMPILER)_PATH : (\S+) does not exist")
-TWO_ACCELERATORS = re.compile(
-    r"Two accelerators cannot be used at the same time in PyTorch: npu and (\w+)"
-)
+UNDEFINED_SYMBOL = r"undefined symbol: (\S+)"
+CANN_MISMATCH = r"CANN package version (\S+) and PyTorch version (\S+) do not match"
+NO_RUNTIME = r"ASCEND_(?:RUNTIME|COMPILER)_PATH : (\S+) does not exist"
+TWO_ACCELERATORS = r"Two accelerators cannot be used at the same time in PyTorch: npu and (\w+)"
 
 
 # -- versions --------------------------------------------------------------------------------
 
 
 def _minor(version: str) -> Optional[tuple[int, int]]:
+    from packaging.version import InvalidVersion, Version
+
     try:
         release = Version(version).release
     except InvalidVersion:
@@ -46,6 +47,8 @@ def _minor(version: str) -> Optional[tuple[int, int]]:
 def _torch_requirement(npu: packages.Dist) -> Requirement:
     """What torch_npu asks of torch: its own Requires-Dist when it has one (2.13.0 declares
     torch==2.13.0.*), else the rule that torch_npu X.Y.Z needs torch X.Y.*."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
     for line in npu.requires:
         try:
             req = Requirement(line)
@@ -60,6 +63,8 @@ def _torch_requirement(npu: packages.Dist) -> Requirement:
 def _torch_npu_pin(torch_version: str, cann_version: Optional[str]) -> str:
     """The torch-npu requirement for this torch: the table's row for this CANN, else any
     build of the same torch release."""
+    from packaging.version import InvalidVersion, Version
+
     listed = compat.torch_npu_for(torch_version, cann_version) if cann_version else None
     if listed:
         return f"torch-npu=={listed}"
@@ -294,7 +299,7 @@ def _npusmi_timeout(ctx: CheckContext) -> float:
 def _translate(error: list[str], found: cann.Discovery, fix_torch: str) -> Finding:
     text = "\n".join(error)
     first = error[0] if error else "unknown error"
-    lib = MISSING_LIB.search(text)
+    lib = re.search(MISSING_LIB, text)
     if lib or BACKEND_LOAD in text:
         what = f"{lib.group(1)} cannot be opened" if lib else "the backend extension failed"
         return Finding(
@@ -302,21 +307,21 @@ def _translate(error: list[str], found: cann.Discovery, fix_torch: str) -> Findi
             f"CANN runtime not on the library path: importing torch_npu fails ({what})",
             f"{cann.set_env_line(found)}; for CPU-only use of this environment: {AUTOLOAD_OFF}",
         )
-    symbol = UNDEFINED_SYMBOL.search(text)
+    symbol = re.search(UNDEFINED_SYMBOL, text)
     if symbol:
         return Finding(
             Status.FAIL,
             f"torch_npu was built for another torch (undefined symbol {symbol.group(1)[:60]})",
             fix_torch,
         )
-    runtime = NO_RUNTIME.search(text)
+    runtime = re.search(NO_RUNTIME, text)
     if runtime:
         return Finding(
             Status.FAIL,
             f"CANN package missing: {runtime.group(1)} does not exist",
             f"install the CANN toolkit there, then {cann.set_env_line(found)}",
         )
-    other = TWO_ACCELERATORS.search(text)
+    other = re.search(TWO_ACCELERATORS, text)
     if other:
         return Finding(
             Status.FAIL,
@@ -338,6 +343,8 @@ def _import(
     fix_torch: str,
     facts: dict[str, Any],
 ) -> list[Finding]:
+    from ampenv.probe.child import run_module, tail  # the full profile's child: not at load
+
     timeout = ctx.timeout_left(float(ctx.settings["import_timeout"]))
     with_npu = npu is not None and not _cpu_only(ctx)
     args = [] if with_npu else ["--skip-npu"]
@@ -363,7 +370,7 @@ def _import(
         ]
     facts["import"] = payload
     findings: list[Finding] = []
-    warned = CANN_MISMATCH.search(ran.stdout + ran.stderr)
+    warned = re.search(CANN_MISMATCH, ran.stdout + ran.stderr)
     if warned and payload.get("torch_version"):
         cann_version, npu_version = warned.groups()
         pin = _torch_npu_pin(payload["torch_version"], cann_version)

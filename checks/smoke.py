@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 from ampenv.checks import CheckContext, Result, Setting, check
-from ampenv.smoke import runner, verdict
 
 
 @check(
@@ -49,6 +48,9 @@ def smoke_resnet50(ctx: CheckContext) -> Result:
     child process. AMP must keep the loss finite, make it fall, stay close to FP32 and not
     overflow on every step; its speedup and memory saving are compared with what the device
     should give."""
+    # Imported here: loading the registry (every quick run) must not pay for certify's modules.
+    from ampenv.smoke import runner, verdict
+
     if ctx.probe.distribution_version("torch") is None:
         return Result.skip("torch is not installed: nothing to train with")
     try:

@@ -240,6 +240,39 @@ def test_extras_asked_for_by_another_distribution_are_checked(site: Path):
     assert extra[0].fix == 'pip install "eps"'
 
 
+LINES = (
+    'eps; extra == "x"',
+    "eps ; extra=='X'",
+    'eps; extra == "x_y"',
+    'eps; extra == "never"',
+    'eps; extra == "x" and python_version >= "3"',
+    'eps; (extra == "x")',
+    'eps; "x" == extra',
+    'eps; extra != "x"',
+    'eps>=1; python_version >= "3"',
+    "eps",
+    'eps @ https://example.com/e.whl;extra=="x"',
+    'eps @ https://example.com/e.whl ; extra == "x"',
+    "eps[a]; extra == ''",
+)
+
+
+@pytest.mark.parametrize("extra", ["", "x", "X", "x-y", "x.y", "other"])
+def test_lines_left_unparsed_are_those_packaging_says_do_not_apply(extra: str):
+    from packaging.requirements import Requirement
+
+    for line in LINES:
+        if packages._for_another_extra(line, extra):
+            assert not packages._applies(Requirement(line), extra), (line, extra)
+
+
+def test_an_extra_named_in_another_spelling_is_still_checked(site: Path):
+    dist_info(site, "alpha", "1.0", ('eps; extra == "X_Y"',))
+    dist_info(site, "delta", "1.0", ("alpha[x.y]",))
+    ours = packages.conflicts(packages.scan([str(site)]))
+    assert [c.describe() for c in ours] == ["alpha[x-y]==1.0 requires eps, which is not installed"]
+
+
 def test_conflicts_become_warnings_with_the_install_line(site: Path):
     conflicting_site(site)
     result = judge(CHECK, probe_with(site))

@@ -121,9 +121,12 @@ class Probe:
         return self.fact("hostname", socket.gethostname)
 
     def host(self) -> dict[str, Any]:
-        """CPU count and memory, from psutil (a bundle replays what was recorded)."""
+        """CPU count and memory, as psutil gives them (a bundle replays what was recorded)."""
 
         def collect() -> dict[str, Any]:
+            fast = _linux_host()
+            if fast is not None:
+                return fast
             import psutil
 
             vm = psutil.virtual_memory()
@@ -211,6 +214,23 @@ class Probe:
                 rec[kind] = value
         rec["commands"] = [c.to_dict() for c in self.commands]
         return rec
+
+
+def _linux_host() -> Optional[dict[str, Any]]:
+    """What psutil.cpu_count() and psutil.virtual_memory() answer on Linux, read where they
+    read it (sysconf, /proc/meminfo), without importing psutil: its ~20 ms would be a tenth of
+    the quick profile. None where psutil's own fallbacks are needed (not Linux, no
+    MemAvailable before kernel 3.14, odd values)."""
+    try:
+        cpus = os.sysconf("SC_NPROCESSORS_ONLN")
+        with open("/proc/meminfo", "rb") as fh:
+            mem = {f[0]: int(f[1]) * 1024 for f in (line.split() for line in fh) if len(f) > 1}
+    except (OSError, ValueError):
+        return None
+    total, available = mem.get(b"MemTotal:"), mem.get(b"MemAvailable:")
+    if cpus < 1 or total is None or not available or available > total:
+        return None
+    return {"cpu_count": cpus, "mem_total_bytes": total, "mem_available_bytes": available}
 
 
 GPU_NAMES_TIMEOUT = 2.0  # nvidia-smi answers in well under a second on a healthy node

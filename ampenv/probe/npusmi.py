@@ -54,12 +54,14 @@ INT_FIELDS = {"npu", "chip", "phy_id", "pid", "memory_mb", "container_pid"}
 NUMBER_FIELDS = {"power_w", "temp_c", "aicore_pct"}
 ABSENT = {"", "NA", "N/A", "-", "--"}
 
-_VERSION = re.compile(r"npu-smi\s+(\S+)\s+Version:\s*(\S+)")
-_PAIR = re.compile(r"(\d+)\s*/\s*(\d+)", re.ASCII)
-_INT = re.compile(r"\d+", re.ASCII)
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?", re.ASCII)
-_VALUE = re.compile(r"\d+\s*/\s*\d+|\S+")
-_NAME = re.compile(r"\S+(?: \S+)*")  # column names are separated by two or more spaces
+# Patterns, not compiled ones: re compiles (and caches) each where it is first used, and most
+# runs never parse npu-smi output (no NPU), so loading the checks does not pay for them.
+_VERSION = r"npu-smi\s+(\S+)\s+Version:\s*(\S+)"
+_PAIR = r"(?a)(\d+)\s*/\s*(\d+)"
+_INT = r"(?a)\d+"
+_NUMBER = r"(?a)-?\d+(?:\.\d+)?"
+_VALUE = r"\d+\s*/\s*\d+|\S+"
+_NAME = r"\S+(?: \S+)*"  # column names are separated by two or more spaces
 
 
 @dataclass
@@ -131,7 +133,7 @@ def _cells(line: str) -> list[_Cell]:
 
 def _header_names(cells: list[_Cell]) -> list[list[tuple[int, str]]]:
     return [
-        [(m.start(), m.group().lower()) for m in _NAME.finditer(cell.text.replace("\t", "  "))]
+        [(m.start(), m.group().lower()) for m in re.finditer(_NAME, cell.text.replace("\t", "  "))]
         for cell in cells
     ]
 
@@ -140,7 +142,7 @@ def _assign(names: list[tuple[int, str]], cell: _Cell) -> dict[str, str]:
     """Values of one data cell, keyed by the header names of the same cell."""
     if len(names) == 1:
         return {names[0][1]: cell.text.strip()}
-    values = [(m.start(), m.group()) for m in _VALUE.finditer(cell.text)]
+    values = [(m.start(), m.group()) for m in re.finditer(_VALUE, cell.text)]
     if len(values) == len(names):
         return {name: value for (_, name), (_, value) in zip(names, values)}
     # A value is missing or split: give each one to the name whose column it starts nearest.
@@ -155,9 +157,9 @@ def _convert(field_name: str, raw: str) -> Any:
     if raw.strip() in ABSENT:
         return None
     if field_name in INT_FIELDS:
-        return int(raw) if _INT.fullmatch(raw) else None
+        return int(raw) if re.fullmatch(_INT, raw) else None
     if field_name in NUMBER_FIELDS:
-        if not _NUMBER.fullmatch(raw):
+        if not re.fullmatch(_NUMBER, raw):
             return None
         return float(raw) if "." in raw else int(raw)
     return raw.strip()
@@ -172,7 +174,7 @@ def _record(
             for name, raw in _assign(names, cell).items():
                 target = columns.get(name)
                 if isinstance(target, tuple):
-                    pair = _PAIR.fullmatch(raw.strip())
+                    pair = re.fullmatch(_PAIR, raw.strip())
                     if pair:
                         out[target[0]], out[target[1]] = int(pair.group(1)), int(pair.group(2))
                 elif target and target not in out:
@@ -202,7 +204,7 @@ def parse_info(text: str) -> SmiTable:
             continue
         if head != "|":
             continue
-        version = _VERSION.search(line)
+        version = re.search(_VERSION, line)
         if version:
             table.tool_version, table.driver_version = version.groups()
             continue
@@ -265,7 +267,7 @@ def parse_health(text: str) -> Optional[HealthDetail]:
 # -- known error messages ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class KnownError:
-    pattern: re.Pattern
+    pattern: str  # compiled on first use, as above
     meaning: str  # may use {0}, {1}: the pattern's groups
     remedy: str
     source: str
@@ -273,7 +275,7 @@ class KnownError:
 
 KNOWN_ERRORS: tuple[KnownError, ...] = (
     KnownError(
-        re.compile(r"dcmi model initialized failed.*?ret is -8020", re.I | re.S),
+        r"(?is)dcmi model initialized failed.*?ret is -8020",
         "the NPU is in use by another container: a container started without --privileged "
         "cannot open a device that another container holds",
         "stop the container that holds the NPU, or give each container its own NPUs "
@@ -281,14 +283,14 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "ascend-facts.md 1.2 and 7 (ops note) [3P]",
     ),
     KnownError(
-        re.compile(r"dcmi model initialized failed.*?ret is (-?\d+)", re.I | re.S),
+        r"(?is)dcmi model initialized failed.*?ret is (-?\d+)",
         "the driver's management library (DCMI) could not start (ret {0})",
         "check the driver: `dmesg -T | grep -i -E 'davinci|dcmi|drv' | tail -20`; make sure "
         "/dev/davinci_manager and /dev/davinciN are present and usable by this user",
         "npu-smi message format, ascend-facts.md 1.2",
     ),
     KnownError(
-        re.compile(r"error while loading shared libraries: (\S+?):"),
+        r"error while loading shared libraries: (\S+?):",
         "npu-smi cannot load the driver library {0}: the driver's lib64 is not installed "
         "or not mounted into this container",
         "mount the host driver: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
@@ -296,7 +298,7 @@ KNOWN_ERRORS: tuple[KnownError, ...] = (
         "dynamic loader message; npu-smi links the driver's libraries [INFERENCE]",
     ),
     KnownError(
-        re.compile(r"ret code: -8010"),
+        r"ret code: -8010",
         "DCMI error -8010: reported when the NPU type does not match what the caller expects",
         "check that the driver and device plugin match the installed NPU model",
         "Project-HAMi/ascend-device-plugin#9 [ISSUE]",
@@ -314,7 +316,7 @@ class Explanation:
 def explain(text: str) -> Optional[Explanation]:
     """The meaning of the first known error message in ``text``, if any."""
     for known in KNOWN_ERRORS:
-        m = known.pattern.search(text)
+        m = re.search(known.pattern, text)
         if m:
             return Explanation(known.meaning.format(*m.groups()), known.remedy, known.source)
     return None

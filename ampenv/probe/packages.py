@@ -10,21 +10,22 @@ from __future__ import annotations
 import csv
 import functools
 import os
+import re
 import sys
 from collections import deque
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import TYPE_CHECKING, Optional
 
-from packaging.markers import UndefinedEnvironmentName
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
-from packaging.version import InvalidVersion, Version
+from ampenv.probe.distinfo import canonical as canonicalize_name
 
-from ampenv.probe import elf
-
+# packaging.requirements (and the markers, tags and specifiers it pulls in) costs ~35 ms to
+# import: it is imported where a requirement is parsed, not here. ampenv.probe.elf likewise
+# where torch_npu's libraries are resolved.
 if TYPE_CHECKING:
-    from ampenv.probe import Probe
+    from packaging.requirements import Requirement
+
+    from ampenv.probe import Probe, elf
 
 LD_CACHE = "/etc/ld.so.cache"
 
@@ -138,6 +139,8 @@ class Conflict:
 
 
 def _applies(req: Requirement, extra: str) -> bool:
+    from packaging.markers import UndefinedEnvironmentName
+
     if req.marker is None:
         return not extra  # an unmarked requirement belongs to the base set only
     try:
@@ -146,19 +149,37 @@ def _applies(req: Requirement, extra: str) -> bool:
         return False
 
 
+# A marker that is only ``extra == "name"``, as most Requires-Dist lines of a wheel are.
+EXTRA_ONLY = r"""\s*extra\s*==\s*(['"])([^'"]*)\1\s*"""
+
+
+def _for_another_extra(line: str, extra: str) -> bool:
+    """True when the line's marker is only ``extra == "x"`` for an x other than ``extra``: the
+    requirement cannot apply, so it need not be parsed (parsing every line was most of this
+    check's time). Without a URL (``@``), the first ``;`` starts the marker; x is compared
+    normalised, as packaging does (one that differs normalised differs raw, too)."""
+    if "@" in line:
+        return False
+    _, sep, marker = line.partition(";")
+    only = re.fullmatch(EXTRA_ONLY, marker) if sep else None
+    return only is not None and canonicalize_name(only.group(2)) != canonicalize_name(extra)
+
+
 def conflicts(dists: dict[str, Dist]) -> list[Conflict]:
     """What ``pip check`` reports: each requirement (base, and each extra some other installed
     distribution asks for) whose marker holds here and that is missing or of the wrong version.
     Pre-releases satisfy a specifier, as in pip check."""
-    parsed: dict[str, list[Requirement]] = {}
-    for name, d in dists.items():
-        reqs = []
-        for line in d.requires:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    parsed: dict[str, Optional[Requirement]] = {}
+
+    def parse(line: str) -> Optional[Requirement]:
+        if line not in parsed:
             try:
-                reqs.append(Requirement(line))
+                parsed[line] = Requirement(line)
             except InvalidRequirement:
-                continue  # pip check skips what it cannot parse, too
-        parsed[name] = reqs
+                parsed[line] = None  # pip check skips what it cannot parse, too
+        return parsed[line]
 
     found: list[Conflict] = []
     queue = deque((name, "") for name in dists)
@@ -167,8 +188,11 @@ def conflicts(dists: dict[str, Dist]) -> list[Conflict]:
         name, extra = queue.popleft()
         d = dists[name]
         who = f"{name}[{extra}]=={d.version}" if extra else f"{name}=={d.version}"
-        for req in parsed[name]:
-            if not _applies(req, extra):
+        for line in d.requires:
+            if _for_another_extra(line, extra):
+                continue
+            req = parse(line)
+            if req is None or not _applies(req, extra):
                 continue
             target = canonicalize_name(req.name)
             spec = str(req.specifier)
@@ -189,6 +213,8 @@ def conflicts(dists: dict[str, Dist]) -> list[Conflict]:
 
 
 def _satisfies(version: str, req: Requirement) -> bool:
+    from packaging.version import InvalidVersion, Version
+
     try:
         return req.specifier.contains(Version(version), prereleases=True)
     except InvalidVersion:
@@ -229,6 +255,8 @@ def ld_cache(probe: Probe) -> list[elf.CacheEntry]:
     LD_LIBRARY_PATH and the default directories, and so do we)."""
 
     def read() -> list[elf.CacheEntry]:
+        from ampenv.probe import elf
+
         try:
             with open(probe.path(LD_CACHE), "rb") as fh:
                 return elf.parse_ld_cache(fh.read())
@@ -244,6 +272,8 @@ def library_needs(probe: Probe, name: str, after: tuple[str, ...] = ()) -> Optio
     already loaded (torch_npu is imported after torch). None when ``name`` is not installed."""
 
     def compute() -> Optional[LibraryNeeds]:
+        from ampenv.probe import elf
+
         dists = installed(probe)
         dist = dists.get(canonicalize_name(name))
         if dist is None:
