@@ -221,6 +221,18 @@ def mangled(draw) -> str:
     return text
 
 
+def test_a_blank_header_cell_leaves_its_column_unread():
+    text = (
+        "| NPU   Name                |        | Power(W)    Temp(C)      |\n"
+        "| Chip                      | Bus-Id        | AICore(%)         |\n"
+        "+===========================+===============+===================+\n"
+        "| 0     910B2               | OK            | 96.5        36    |\n"
+        "| 0                         | 0000:C1:00.0  | 0                 |\n"
+    )
+    (chip,) = parse_info(text).chips
+    assert (chip.npu, chip.name, chip.health, chip.bus_id) == (0, "910B2", None, "0000:C1:00.0")
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mangled())
 def test_mangled_outputs_never_raise(text):

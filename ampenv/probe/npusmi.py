@@ -140,6 +140,8 @@ def _header_names(cells: list[_Cell]) -> list[list[tuple[int, str]]]:
 
 def _assign(names: list[tuple[int, str]], cell: _Cell) -> dict[str, str]:
     """Values of one data cell, keyed by the header names of the same cell."""
+    if not names:  # a header cell blanked out (mangled output): nothing to name its values by
+        return {}
     if len(names) == 1:
         return {names[0][1]: cell.text.strip()}
     values = [(m.start(), m.group()) for m in re.finditer(_VALUE, cell.text)]
