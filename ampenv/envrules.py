@@ -23,9 +23,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol, Union
 
 from ampenv.checks import Finding, Status
+from ampenv.probe.chips import UNKNOWN
 from ampenv.redact import redact
-
-UNKNOWN = "unknown"
 
 # Operators a training workload cannot afford to compile online on every new shape.
 KEY_OPS = (
@@ -37,23 +36,6 @@ KEY_OPS = (
     "BatchMatMul",
     "BatchMatMulV2",
 )
-
-
-def chip_family(name: Optional[str]) -> str:
-    """910A, 910B (A2), A3, 310P, 310B or 950 for an npu-smi Name or SoC name, else unknown.
-
-    ascend-facts.md §1.1: 910A/910ProA/910ProB/910PremiumA are the first generation; A2 is
-    910B1-B4 (910B2C, 910B4-1); A3 shows as ``Ascend910`` in npu-smi and 910_93xx as a SoC.
-    A bare ``910B`` is first generation in CANN's SoC list but is used loosely for A2, so it
-    stays unknown (as in ampenv.amp.device): a wrong family would give wrong advice."""
-    n = (name or "").strip().upper().removeprefix("ASCEND")
-    if n in ("910A", "910PROA", "910PROB", "910PREMIUMA"):
-        return "910A"
-    if re.fullmatch(r"910B\d.*", n):
-        return "910B"
-    if n == "910" or re.fullmatch(r"910_?93\d*.*|910C.*", n):
-        return "A3"
-    return next((f for f in ("310P", "310B", "950") if n.startswith(f)), UNKNOWN)
 
 
 @dataclass(frozen=True)

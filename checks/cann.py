@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
-from ampenv.probe import cann
+from ampenv.probe import cann, compat
 
 
 def _sourced(ctx: CheckContext, found: cann.Discovery, toolkit: cann.Toolkit) -> Finding:
@@ -24,6 +24,16 @@ def _sourced(ctx: CheckContext, found: cann.Discovery, toolkit: cann.Toolkit) ->
             line,
         )
     return Finding(Status.PASS, f"set_env.sh sourced for {toolkit.home}")
+
+
+def _release_wanted(ctx: CheckContext) -> str:
+    """The CANN release to install: the one the installed torch_npu is built for, when the
+    compatibility table lists it."""
+    torch_npu = ctx.probe.distribution_version("torch-npu")
+    releases = compat.cann_for(torch_npu) if torch_npu else []
+    if releases:
+        return f"{' or '.join(releases)} (the release torch_npu {torch_npu} is built for)"
+    return "(the release your torch_npu is built for: see the Ascend/pytorch README)"
 
 
 @check(
@@ -53,7 +63,7 @@ def cann_toolkit(ctx: CheckContext) -> Result:
             )
         return Result.fail(
             "no CANN toolkit found",
-            remedy="install Ascend-cann-toolkit (the release your torch_npu is built for), "
+            remedy=f"install Ascend-cann-toolkit {_release_wanted(ctx)}, "
             "then source its set_env.sh",
             details=found.looked,
             facts=facts,

@@ -10,11 +10,10 @@ forbidden tokens and variables required on multi-node jobs.
 from __future__ import annotations
 
 import difflib
-from typing import Optional
 
 from ampenv import envcontract, envrules
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.probe import devnodes, npusmi
+from ampenv.probe import chips
 from ampenv.redact import redact
 
 LABELS = {"npu": "Ascend", "hccl": "HCCL"}
@@ -23,20 +22,6 @@ WHY = (
     "timeout CANN rounds or rejects, a debug switch left on, an option torch_npu never reads."
 )
 REMEDIES = ("export VAR=value (the exact line is given)", "unset VAR")
-
-
-def _devices(ctx: CheckContext) -> tuple[Optional[str], Optional[int], str]:
-    """Chip name, device count, and where the chip name came from."""
-    tool = npusmi.locate(ctx.probe)
-    smi = npusmi.info(ctx.probe, tool, ctx.timeout_left(ctx.settings["timeout"])) if tool else None
-    if smi and smi.table:
-        names = [c.name for c in smi.table.chips if c.name]
-        return (names[0] if names else None), len(smi.table.chips), "npu-smi"
-    count = len(devnodes.davinci_numbers(ctx.probe)) or None
-    expected = ctx.config.check_settings.get("npu.devices", {}).get("expected_chip")
-    if expected:
-        return expected, count, '[checks."npu.devices"] expected_chip'
-    return None, count, ""
 
 
 def _misspelt(name: str, value: str, family: str) -> Finding:
@@ -61,10 +46,12 @@ def _judge(ctx: CheckContext, family: str) -> Result:
         for name, term in ctx.config.section("env").items()
         if (envrules.family_of(name) or "npu") == family
     }
-    chip_name, count, chip_source = _devices(ctx)
+    chip_name, count, chip_source = chips.of_node(
+        ctx.probe, ctx.config.check_settings, ctx.timeout_left(ctx.settings["timeout"])
+    )
     node = envrules.Node(
         env=env,
-        chip=envrules.chip_family(chip_name),
+        chip=chips.family(chip_name),
         device_count=count,
         path_exists=lambda p: ctx.probe.path(p).exists(),
     )

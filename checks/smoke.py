@@ -6,6 +6,26 @@ from __future__ import annotations
 import sys
 
 from ampenv.checks import CheckContext, Result, Setting, check
+from ampenv.probe import chips
+
+
+def _dtype_refused(ctx: CheckContext, setting_key: str) -> Result | None:
+    """A dtype setting this node's chip does not compute in fails before any training: on a
+    910A a bfloat16 run would only die at its first operator (EZ1001 DT_BFLOAT16)."""
+    dtype = ctx.settings.get("dtype")
+    if ctx.backend != "npu" or dtype is None:
+        return None
+    chip, _, source = chips.of_node(ctx.probe, ctx.config.check_settings, ctx.timeout_left(10))
+    if chips.computes_in(chip, dtype) is not False:
+        return None
+    usable = chips.LOW_PRECISION[chips.family(chip)]
+    return Result.fail(
+        f"dtype {dtype} asked in {setting_key}, but the {chips.family(chip)} chip ({chip}, from "
+        f"{source}) computes in {' and '.join(usable)} only",
+        remedy=f'dtype = "{usable[0]}" in {setting_key}, or remove the dtype line (the chip\'s '
+        "default is used)",
+        facts={"dtype": dtype, "chip": chip, "chip_source": source},
+    )
 
 
 @check(
@@ -22,6 +42,7 @@ from ampenv.checks import CheckContext, Result, Setting, check
     remedies=(
         "ampenv doctor --only amp.support -v (which op or dtype is wrong)",
         'dtype = "bfloat16" or opt_level = "O1" in [checks."smoke.resnet50"]',
+        'dtype = "float16" in [checks."smoke.resnet50"] (a chip without bf16, as the 910A)',
         "stop other jobs on the device (npu-smi info / nvidia-smi) and certify again",
     ),
     settings={
@@ -58,6 +79,9 @@ def smoke_resnet50(ctx: CheckContext) -> Result:
         thresholds = verdict.Thresholds.of(ctx.backend, ctx.settings)
     except ValueError as exc:
         return Result.error(f"{verdict.SETTING_KEY}: {exc}")
+    refused = _dtype_refused(ctx, verdict.SETTING_KEY)
+    if refused is not None:
+        return refused
     progress = runner.TtyProgress(sys.stderr) if ctx.options.get("progress") else None
     try:
         outcome = runner.smoke(plan, thresholds, ctx.timeout_left, ctx.probe.env, progress)

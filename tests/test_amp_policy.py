@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from ampenv import amp
-from ampenv.amp.device import choose_dtype, npu_generation
+from ampenv.amp.device import choose_dtype
 from ampenv.amp.policy import resolve
 
 
@@ -195,24 +195,6 @@ def test_bf16_on_910a_fails_initialize() -> None:
 def test_fp32_is_not_a_low_precision_dtype() -> None:
     with pytest.raises(ValueError, match=r"float16 or torch\.bfloat16"):
         choose_dtype(fake("cpu"), torch.float32)
-
-
-@pytest.mark.parametrize(
-    ("chip", "generation"),
-    [
-        ("Ascend910A", "910A"),
-        ("910ProA", "910A"),
-        ("Ascend910PremiumA", "910A"),
-        ("910B4", "910B"),
-        ("Ascend910B2C", "910B"),
-        ("Ascend910_9392", "A3"),
-        ("910B", None),
-        ("Ascend310P3", None),
-        (None, None),
-    ],
-)
-def test_npu_generation(chip: str | None, generation: str | None) -> None:
-    assert npu_generation(chip) == generation
 
 
 def test_supported_dtypes_explains_cpu_flags() -> None:

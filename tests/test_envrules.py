@@ -17,8 +17,9 @@ from judge import load_checks
 from ampenv import config as config_mod
 from ampenv import envrules
 from ampenv.checks import CheckContext, Context, Result, Status
-from ampenv.envrules import RULES, UNKNOWN, Node, chip_family, judge
+from ampenv.envrules import RULES, UNKNOWN, Node, judge
 from ampenv.probe import Probe
+from ampenv.probe.chips import computes_in, family
 from ampenv.redact import REDACTED, redact
 
 SMI = FIXTURES / "npu-smi"
@@ -453,16 +454,28 @@ def test_every_rule_has_valid_invalid_and_suspicious_cases():
 
 
 @pytest.mark.parametrize(
-    "name, family",
+    "name, expected",
     [
         ("910B2", "910B"), ("910B2C", "910B"), ("910B4-1", "910B"), ("Ascend910B3", "910B"),
         ("910ProB", "910A"), ("910A", "910A"), ("Ascend910", "A3"), ("Ascend910_9391", "A3"),
         ("310B4", "310B"), ("310P3", "310P"), ("Ascend950PR", "950"),
-        ("910B", UNKNOWN), ("xxx", UNKNOWN), (None, UNKNOWN),
+        ("Ascend910PremiumA", "910A"), ("910B", UNKNOWN), ("xxx", UNKNOWN), (None, UNKNOWN),
     ],
 )  # fmt: skip
-def test_chip_family(name, family):
-    assert chip_family(name) == family
+def test_chip_family(name, expected):
+    assert family(name) == expected
+
+
+@pytest.mark.parametrize(
+    "name, dtype, answer",
+    [
+        ("910ProB", "bfloat16", False), ("Ascend910A", "float16", True),
+        ("910B3", "bfloat16", True), ("Ascend910_9391", "bfloat16", True),
+        ("910B", "bfloat16", None), ("310P3", "float16", None), (None, "bfloat16", None),
+    ],
+)  # fmt: skip
+def test_which_chips_compute_in_which_dtype(name, dtype, answer):
+    assert computes_in(name, dtype) is answer
 
 
 def test_forbidden_operators_come_from_the_caller():

@@ -14,6 +14,8 @@ from typing import Protocol, Union, runtime_checkable
 
 import torch
 
+from ampenv.probe import chips
+
 FP16 = "float16"
 BF16 = "bfloat16"
 LOW_PRECISION = {FP16: torch.float16, BF16: torch.bfloat16}
@@ -85,29 +87,12 @@ def as_amp_device(device: DeviceLike) -> AmpDevice:
     return device if isinstance(device, AmpDevice) else TorchDevice.of(device)
 
 
-def npu_generation(chip: str | None) -> str | None:
-    """'910A' (first generation), '910B' (Atlas A2) or 'A3' (Atlas A3); None when not recognised.
-
-    Names come from torch_npu (`Ascend910B3`, `Ascend910_9391`) or npu-smi (`910B3`, `910ProB`).
-    A bare `910B` is a first-generation variant in CANN's SoC list, but tools also use it loosely
-    for Atlas A2, so it stays unrecognised rather than risk a wrong answer.
-    """
-    name = (chip or "").upper().replace("ASCEND", "").strip()
-    if re.fullmatch(r"910B\d.*", name):
-        return "910B"
-    if re.fullmatch(r"910_?93\d*.*|910C.*", name):
-        return "A3"
-    if re.fullmatch(r"910(A|PROA|PROB|PREMIUMA).*", name):
-        return "910A"
-    return None
-
-
 def _row(supported: bool | None, native: bool | None, reason: str) -> dict:
     return {"supported": supported, "native": native, "reason": reason}
 
 
 def _npu_rows(chip: str | None) -> dict[str, dict]:
-    generation = npu_generation(chip)
+    generation = chips.family(chip)
     if generation == "910A":
         return {
             FP16: _row(True, True, "Ascend 910A computes in fp16"),

@@ -25,6 +25,7 @@ import torch
 import torch.distributed as dist
 
 from ampenv.dist import FAULT_ENV, STAGE_MARKER, bus_bandwidth
+from ampenv.probe import chips
 from ampenv.probe.child import emit
 
 # Element counts of the correctness pass: odd, so chunks split unevenly across ranks, from one
@@ -77,11 +78,8 @@ def resolve_dtypes(requested: list[str], device: torch.device, chip: str) -> lis
     if requested != ["auto"]:
         return requested
     names = ["float32", "float16", "bfloat16"]
-    if device.type == "npu":
-        from ampenv.amp.device import npu_generation
-
-        if npu_generation(chip) not in ("910B", "A3"):
-            names.remove("bfloat16")
+    if device.type == "npu" and not chips.computes_in(chip, "bfloat16"):
+        names.remove("bfloat16")
     return names
 
 
