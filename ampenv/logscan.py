@@ -294,15 +294,22 @@ def _lines_with(text: str, lower: str, hints: tuple[str, ...]) -> list[str]:
 
 
 def match(text: str, path: str, mtime: float) -> list[Hit]:
-    """Every signature found in ``text``: how often, and the first line that shows it."""
+    """Every signature found in ``text``: on how many lines, and the first line that shows it."""
     hits = []
     lower = text.lower()
     for sig in SIGNATURES:
-        lines = "\n".join(_lines_with(text, lower, sig.hints))
-        found = list(sig.regex.finditer(lines))
-        if found:
-            first = _excerpt(lines, found[0].start(), found[0].end())
-            hits.append(Hit(sig, path, len(found), first, mtime))
+        # Counted per line: one line may hold the code and its name (EL0004 ...
+        # Memory_Allocation_Failure), and that is one event.
+        matched = [
+            (line, m)
+            for line in _lines_with(text, lower, sig.hints)
+            if (m := sig.regex.search(line))
+        ]
+        if matched:
+            line, first = matched[0]
+            hits.append(
+                Hit(sig, path, len(matched), _excerpt(line, first.start(), first.end()), mtime)
+            )
     return hits
 
 

@@ -64,6 +64,13 @@ def test_every_string_the_reference_quotes_shows_its_signature() -> None:
         assert {h.signature.id for h in logscan.match(line, "q", 0.0)} == expected, line
 
 
+def test_a_line_naming_an_error_twice_is_one_event() -> None:
+    quoted = (LOGS / "ascend-facts_section6_quoted.txt").read_text().splitlines()[1]
+    assert "EL0004" in quoted and "Memory_Allocation_Failure" in quoted
+    (hit,) = logscan.match(f"{quoted}\nother\n{quoted}\n", "x", 0.0)
+    assert (hit.signature.id, hit.count, hit.line) == ("EL0004", 2, quoted)
+
+
 @pytest.mark.parametrize(
     "line",
     [
