@@ -341,9 +341,13 @@ def _firmware_findings(
     files: driver.DriverFiles, fw: Optional[str], compatibility: str
 ) -> list[Finding]:
     drv = files.driver_version
-    fix = (
-        "install a firmware the driver accepts (Ascend-hdk-<chip>-npu-firmware_<version>.run "
-        f"--full, then reboot), or the driver release that matches firmware {fw}"
+    ranges = ", ".join(f"[{lo}, {hi}]" for lo, hi in files.fw_ranges)
+    if ranges:
+        accepted = f"a firmware in {ranges}"
+    else:
+        accepted = f"the firmware released with driver {drv}" if drv else "a matching firmware"
+    fix = f"install {accepted} (its Ascend-hdk-*-npu-firmware_*.run --full, then reboot)" + (
+        f", or the driver release made for firmware {fw}" if fw else ""
     )
     findings = []
     if compatibility and compatibility.upper() != "OK":
@@ -352,7 +356,6 @@ def _firmware_findings(
                 Status.FAIL, f"npu-smi reports driver/firmware compatibility {compatibility}", fix
             )
         )
-    ranges = ", ".join(f"[{lo}, {hi}]" for lo, hi in files.fw_ranges)
     if fw is None:
         why = "no firmware version.info and no npu-smi board page"
         findings.append(Finding(Status.SKIP, f"firmware version not readable ({why})"))
