@@ -42,6 +42,9 @@ ConfigOpt = typer.Option(None, "--config", "-c", help="ampenv.toml to use.")
 SysrootOpt = typer.Option(None, "--sysroot", help="Prefix for every system path read.")
 DeviceOpt = typer.Option(None, "--device", help="Force the backend: npu, cuda or cpu.")
 BundleOpt = typer.Option(None, "--bundle", help="Diagnose offline from a support bundle.")
+VerboseOpt = typer.Option(False, "--verbose", "-v", help="Show facts and timings.")
+StrictOpt = typer.Option(False, "--strict", help="Warnings make the exit code 1.")
+DeadlineOpt = typer.Option(None, "--deadline", help="Global limit, seconds.")
 
 
 def _die(message: str, code: int = EXIT_USAGE) -> None:
@@ -73,10 +76,10 @@ def doctor(
     sysroot: Optional[str] = SysrootOpt,
     device: Optional[str] = DeviceOpt,
     bundle: Optional[str] = BundleOpt,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show facts and timings."),
-    strict: bool = typer.Option(False, "--strict", help="Warnings make the exit code 1."),
+    verbose: bool = VerboseOpt,
+    strict: bool = StrictOpt,
     fix: bool = typer.Option(False, "--fix", help="Repair what can be repaired, then recheck."),
-    deadline: Optional[float] = typer.Option(None, "--deadline", help="Global limit, seconds."),
+    deadline: Optional[float] = DeadlineOpt,
     log: Optional[list[Path]] = typer.Option(None, "--log", help="Also scan this log file."),
     textfile_dir: Optional[Path] = TextfileOpt,
 ) -> None:
@@ -360,9 +363,9 @@ def certify(
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
     device: Optional[str] = DeviceOpt,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show facts and timings."),
-    strict: bool = typer.Option(False, "--strict", help="Warnings make the exit code 1."),
-    deadline: Optional[float] = typer.Option(None, "--deadline", help="Global limit, seconds."),
+    verbose: bool = VerboseOpt,
+    strict: bool = StrictOpt,
+    deadline: Optional[float] = DeadlineOpt,
     textfile_dir: Optional[Path] = TextfileOpt,
 ) -> None:
     """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
