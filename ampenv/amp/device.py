@@ -93,23 +93,21 @@ def _row(supported: bool | None, native: bool | None, reason: str) -> dict:
 
 def _npu_rows(chip: str | None) -> dict[str, dict]:
     generation = chips.family(chip)
-    if generation == "910A":
+    names = {"910A": "Ascend 910A (first generation)", "910B": "Atlas A2 (910B)", "A3": "Atlas A3"}
+    if generation not in names:
         return {
-            FP16: _row(True, True, "Ascend 910A computes in fp16"),
-            BF16: _row(False, False, "Ascend 910A (first generation) has no bf16 support"),
+            FP16: _row(True, True, "every Ascend training chip computes in fp16"),
+            BF16: _row(
+                None, None, f"chip {chip!r} not recognised: bf16 needs Atlas A2/A3 (910B, 910_93)"
+            ),
         }
-    if generation in ("910B", "A3"):
-        name = "Atlas A2 (910B)" if generation == "910B" else "Atlas A3"
-        return {
-            FP16: _row(True, True, f"{name} computes in fp16 (the default)"),
-            BF16: _row(True, True, f"{name} computes in bf16"),
-        }
-    return {
-        FP16: _row(True, True, "every Ascend training chip computes in fp16"),
-        BF16: _row(
-            None, None, f"chip {chip!r} not recognised: bf16 needs Atlas A2/A3 (910B, 910_93)"
-        ),
-    }
+    rows = {}
+    for dtype, short in ((FP16, "fp16"), (BF16, "bf16")):
+        has = bool(chips.computes_in(chip, dtype))
+        rows[dtype] = _row(
+            has, has, f"{names[generation]} {'computes in' if has else 'has no'} {short}"
+        )
+    return rows
 
 
 def _cuda_rows(chip: str | None) -> dict[str, dict]:
