@@ -39,6 +39,17 @@ EXTRA_FILES = (
 )
 
 
+def _homes_only(passwd: str) -> str:
+    """/etc/passwd as the cache inventory reads it, home directories only: a bundle goes to
+    support and must not list the node's user names and GECOS fields."""
+    rows = (line.split(":") for line in passwd.splitlines())
+    return "".join(f"-:x:0:0::{r[5]}:\n" for r in rows if len(r) >= 6)
+
+
+# What of a recorded file a bundle keeps, where not all of it is ampenv's business.
+REDUCED = {"/etc/passwd": _homes_only}
+
+
 def _json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
 
@@ -70,6 +81,8 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
         members[f"commands/{i:03d}.json"] = _json(command)
     for path, text in rec["files"].items():
         if text is not None:
+            reduce = REDUCED.get(posixpath.normpath(path))
+            text = reduce(text) if reduce else text
             members["files/" + posixpath.normpath(path).lstrip("/")] = text.encode()
     return members
 

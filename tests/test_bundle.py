@@ -128,6 +128,17 @@ def test_the_bundle_holds_outputs_version_files_packages_and_a_redacted_environm
     assert all(b"hf_secret_value_123" not in read_member(bundle, n) for n in names)
 
 
+def test_the_bundle_keeps_only_the_home_directories_of_etc_passwd(planted, sysroot, tmp_path):
+    env, _ = planted
+    plant(sysroot, "/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"
+          "alice:x:1000:1000:Alice Liddell,Room 7:/home/alice:/bin/zsh\n")  # fmt: skip
+    bundle = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(bundle), env=env).returncode == 0
+    kept = read_member(bundle, "files/etc/passwd").decode()
+    assert [line.split(":")[5] for line in kept.splitlines()] == ["/root", "/home/alice"]
+    assert "alice" not in kept.replace("/home/alice", "") and "Liddell" not in kept
+
+
 ACTIVE_PLUGIN = """\
 from ampenv.checks import Result, check
 
