@@ -73,7 +73,7 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
         "env.json": _json(redact_env(probe.env)),
     }
     unreadable = sorted(p for p, text in rec["files"].items() if text is None)
-    facts = {k: rec.get(k) for k in ("globs", "which", "host", "hostname", "disk")}
+    facts = {k: rec.get(k) for k in ("globs", "which", "host", "hostname", "disk", "mtimes")}
     facts["distributions"] = rec.get("distributions", {})
     facts["unreadable_files"] = unreadable
     members["facts.json"] = _json(facts)

@@ -106,11 +106,7 @@ def installed_toolkit(probe: Probe) -> Optional[Toolkit]:
     found = cann.discover(probe).toolkit
     if found is None or not found.version or not found.info_path:
         return None
-    try:
-        installed_at: Optional[float] = os.stat(probe.path(found.info_path)).st_mtime
-    except OSError:
-        installed_at = None
-    return Toolkit(found.version, found.info_path, installed_at)
+    return Toolkit(found.version, found.info_path, probe.mtime(found.info_path))
 
 
 # -- ampenv's marker in a compile cache --------------------------------------------------------

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
-from ampenv.probe import Probe
+from ampenv.probe import Probe, tail
 
 MAX_FILES = 32  # newest plogs read per run: a node can hold thousands
 BUDGET_S = 5.0  # reading stops after this long; the files left are counted
@@ -247,25 +247,10 @@ def recent_plogs(probe: Probe, roots: list[str], max_age_days: float, now: float
     for root in roots:
         for pattern in PLOG_GLOBS:
             for path in probe.glob(_glob.escape(root.rstrip("/")) + "/" + pattern):
-                try:
-                    mtime = os.stat(probe.path(path)).st_mtime
-                except OSError:
-                    continue
-                if mtime >= now - max_age_days * 86400:
+                mtime = probe.mtime(path)
+                if mtime is not None and mtime >= now - max_age_days * 86400:
                     found[path] = mtime
     return sorted(found, key=lambda p: -found[p])[:MAX_FILES]
-
-
-def read_tail(path: str, limit: int) -> str:
-    """The last ``limit`` bytes of a file, from the first whole line."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        start = max(0, size - limit)
-        fh.seek(start)
-        data = fh.read(limit)
-    if start:
-        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
-    return data.decode("utf-8", "replace")
 
 
 def _excerpt(text: str, at: int, end: int, width: int = 200) -> str:
@@ -330,22 +315,25 @@ def scan(
     def run() -> LogScan:
         result = LogScan()
         limit = int(tail_mb * (1 << 20))
-        targets = [
-            (str(probe.path(p)), False) for p in recent_plogs(probe, log_roots, max_age_days, now)
-        ]
+        # plogs are system paths, read through the probe (a support bundle keeps their tails);
+        # the --log files are the user's own paths, read as given.
+        targets = [(p, False) for p in recent_plogs(probe, log_roots, max_age_days, now)]
         targets += [(os.path.abspath(p), True) for p in explicit]
         deadline = time.monotonic() + BUDGET_S
         for path, named in dict.fromkeys(targets):
             if time.monotonic() > deadline:
                 result.unread += 1
                 continue
-            try:
-                mtime = os.stat(path).st_mtime
-                text = read_tail(path, limit)
-            except OSError as exc:
-                if named:
+            if named:
+                try:
+                    mtime, text = os.stat(path).st_mtime, tail(path, limit)
+                except OSError as exc:
                     result.unreadable.append((path, exc.strerror or str(exc)))
-                continue
+                    continue
+            else:
+                mtime, text = probe.mtime(path), probe.read_tail(path, limit)
+                if mtime is None or text is None:
+                    continue
             result.files.append(path)
             result.hits += match(text, path, mtime)
         return result

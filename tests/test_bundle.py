@@ -26,6 +26,7 @@ VERSIONS = FIXTURES / "version-files"
 IDLE_910B2 = FIXTURES / "npu-smi" / "910b2_8dev_idle_23.0.7.txt"
 DRIVER_INFO = VERSIONS / "driver_version.info_24.1.rc1_doc.txt"
 TOOLKIT = "/usr/local/Ascend/ascend-toolkit"
+PLOGS = "/scratch/ascend/log/plog"
 # Checks that judge what only the live node has (device nodes are not files a bundle holds):
 # offline they skip and say why, by their own design.
 LIVE_ONLY = {"npu.device_nodes"}
@@ -53,10 +54,14 @@ def planted(sysroot: Path, tmp_path: Path) -> tuple[dict[str, str], Path]:
     (sysroot / "dev").mkdir()
     for name in [f"davinci{i}" for i in range(8)] + ["davinci_manager", "devmm_svm", "hisi_hdc"]:
         (sysroot / "dev" / name).symlink_to("/dev/null")
+    # a recent plog with a real EL0004 line: the bundle must carry it for the offline verdict
+    quoted = (FIXTURES / "logs" / "ascend-facts_section6_quoted.txt").read_text().splitlines()
+    plant(sysroot, f"{PLOGS}/plog-4242_20250101000000000.log", quoted[1] + "\n")
     smi = fake_tool(tmp_path / "bin", "npu-smi", {"info": IDLE_910B2})
     env = clean_env(
         PATH=path_with(tmp_path / "bin"),
         AMPENV_SYSROOT=str(sysroot),
+        ASCEND_PROCESS_LOG_PATH=PLOGS.removesuffix("/plog"),
         HCCL_CONNECT_TIMEOUT="1200",
         HF_TOKEN="hf_secret_value_123",
     )
@@ -97,6 +102,7 @@ def test_offline_verdict_equals_the_live_one(planted, tmp_path):
     assert differ == LIVE_ONLY, {k: (want[k], got[k]) for k in differ}
     for k in LIVE_ONLY:
         assert got[k][0] == "skip" and "live node" in got[k][1]
+    assert got["cache.stale"][0] == "warn" and "EL0004" in got["cache.stale"][1]
     assert offline.returncode == recorded["exit_code"]
 
 

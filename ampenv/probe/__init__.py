@@ -14,7 +14,7 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar, Union
 
 from ampenv.probe import proc
 from ampenv.probe.proc import CommandResult
@@ -79,6 +79,29 @@ class Probe:
                 return None
 
         return self.fact(("file", p), read)
+
+    def read_tail(self, p: str, limit: int) -> Optional[str]:
+        """The file's last ``limit`` bytes, from the first whole line (logs grow at the end),
+        or None when it cannot be read."""
+
+        def read() -> Optional[str]:
+            try:
+                return tail(self.path(p), limit)
+            except OSError:
+                return None
+
+        return self.fact(("tail", p, limit), read)
+
+    def mtime(self, p: str) -> Optional[float]:
+        """The file's modification time, or None when it cannot be stat'ed."""
+
+        def stat() -> Optional[float]:
+            try:
+                return os.stat(self.path(p)).st_mtime
+            except OSError:
+                return None
+
+        return self.fact(("mtime", p), stat)
 
     def glob(self, pattern: str) -> list[str]:
         """System paths (without the sysroot prefix) matching an absolute pattern."""
@@ -201,19 +224,38 @@ class Probe:
         with self._guard:
             cache = dict(self._cache)
             globs = dict(self._globs)
-        rec: dict[str, Any] = {"files": {}, "globs": globs, "which": [], "disk": {}}
+        rec: dict[str, Any] = {"files": {}, "globs": globs, "which": [], "disk": {}, "mtimes": {}}
+        tails = {}
         for key, value in cache.items():
             kind = key[0] if isinstance(key, tuple) else key
             if kind == "file":
                 rec["files"][key[1]] = value
+            elif kind == "tail":
+                tails[key[1]] = value
+            elif kind == "mtime":
+                rec["mtimes"][key[1]] = value
             elif kind == "which":
                 rec["which"].append({"tool": key[1], "extra_dirs": list(key[2]), "path": value})
             elif kind == "disk":
                 rec["disk"][key[1]] = value
             elif kind in ("host", "hostname", "distributions"):
                 rec[kind] = value
+        for path, text in tails.items():  # a bundle keeps one text a path: the head wins
+            rec["files"].setdefault(path, text)
         rec["commands"] = [c.to_dict() for c in self.commands]
         return rec
+
+
+def tail(path: Union[str, Path], limit: int) -> str:
+    """The last ``limit`` bytes of a file, from the first whole line."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        start = max(0, size - limit)
+        fh.seek(start)
+        data = fh.read(limit)
+    if start:
+        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data.decode("utf-8", "replace")
 
 
 def _linux_host() -> Optional[dict[str, Any]]:

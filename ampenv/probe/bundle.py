@@ -116,6 +116,10 @@ class BundleProbe(Probe):
     def read_text(self, p: str, limit: int = 1 << 20) -> Optional[str]:
         return None if p in self._unreadable else super().read_text(p, limit)
 
+    def mtime(self, p: str) -> Optional[float]:
+        # The extracted member's own mtime is the extraction's: the recorded one is the node's.
+        return self.facts.get("mtimes", {}).get(p)
+
     def glob(self, pattern: str) -> list[str]:
         recorded = self.facts.get("globs", {})
         return list(recorded[pattern]) if pattern in recorded else super().glob(pattern)
