@@ -410,6 +410,7 @@ class Inventory:
     places: list[Place]
     toolkit: Optional[Toolkit]
     disk_free: dict[str, int]  # one place root per filesystem -> free bytes
+    walked: bool = True  # False offline: a support bundle holds no caches to measure
 
     @property
     def complete(self) -> bool:
@@ -437,7 +438,7 @@ def inventory(
     timer = _Budget(budget)
     accepted = [os.path.realpath(p.path) for p in places if not p.refused]
     for place in places:
-        if place.refused:
+        if place.refused or probe.offline:
             continue
         mine = os.path.realpath(place.path)
         others = [o for o in accepted if o != mine and saferm.within(o, mine)]
@@ -451,7 +452,7 @@ def inventory(
         if usage and usage["dev"] not in devices:
             devices.add(usage["dev"])
             disk_free[place.root] = usage["free"]
-    return Inventory(places, toolkit, disk_free)
+    return Inventory(places, toolkit, disk_free, walked=not probe.offline)
 
 
 # -- the cleaning plan and its execution -------------------------------------------------------

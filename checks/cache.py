@@ -11,6 +11,10 @@ from ampenv.cache import Inventory, Place, count, human_bytes, iso
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
 
 FIX = logscan.CLEAR_CACHES
+OFFLINE = (
+    "offline bundle: a bundle holds no caches, so their sizes and staleness are judged on the "
+    "live node only (the collect run's report.json has that verdict); its plog tails are judged"
+)
 
 
 def _refusal_remedy(place: Place) -> str:
@@ -48,7 +52,7 @@ def _place_findings(inv: Inventory) -> Iterator[Finding]:
 
 def _log_findings(logs: logscan.LogScan, inv: Inventory) -> Iterator[Finding]:
     cleaned = inv.last_cleaned
-    nothing_stale = not any(p.stale for p in inv.places if p.kind == "compile")
+    nothing_stale = inv.walked and not any(p.stale for p in inv.places if p.kind == "compile")
     for hit in logs.hits:
         sig = hit.signature
         where = f"{sig.id} ×{hit.count} in {hit.path}"
@@ -134,6 +138,11 @@ def cache_stale(ctx: CheckContext) -> Result:
             "log_hits": float(len(logs.hits)),
         },
     }
+    if not inv.walked:
+        details.insert(0, OFFLINE)
+        if all(f.status is Status.PASS for f in findings):
+            summary = f"offline bundle: caches not judged; {scanned}"
+            return Result.skip(summary, details=[f.message for f in findings] + details, **kw)
     if inv.toolkit is None:
         details.insert(0, "no CANN toolkit found: compile caches cannot be judged stale")
         if all(f.status is Status.PASS for f in findings):

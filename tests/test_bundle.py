@@ -134,6 +134,21 @@ def test_the_bundle_holds_outputs_version_files_packages_and_a_redacted_environm
     assert all(b"hf_secret_value_123" not in read_member(bundle, n) for n in names)
 
 
+def test_offline_caches_are_not_judged_from_an_empty_tree(planted, sysroot, tmp_path):
+    """A bundle holds no caches: offline, cache.stale must not pass them as clean."""
+    env, _ = planted
+    for plog in (sysroot / PLOGS.lstrip("/")).iterdir():
+        plog.unlink()  # no log hit either: nothing else to say
+    bundle = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(bundle), env=env).returncode == 0
+    offline = run_ampenv("doctor", "--bundle", str(bundle), "--only", "cache.stale",
+                         "--format", "json", env=clean_env())  # fmt: skip
+    (stale,) = offline.json["checks"]
+    assert stale["status"] == "skip", stale
+    assert stale["summary"].startswith("offline bundle: caches not judged")
+    assert any("judged on the live node only" in d for d in stale["details"])
+
+
 def test_the_bundle_keeps_only_the_home_directories_of_etc_passwd(planted, sysroot, tmp_path):
     env, _ = planted
     plant(sysroot, "/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"
