@@ -15,7 +15,7 @@ from ampenv import config as config_mod
 from ampenv.checks import PROFILES, Context
 from ampenv.probe import Probe
 from ampenv.registry import Registry, discover
-from ampenv.runner import DEFAULT_DEADLINES, Report, make_report, run
+from ampenv.runner import DEFAULT_DEADLINES, Report, make_report, run, unmatched
 
 
 @dataclass
@@ -63,6 +63,11 @@ def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
         raise ValueError(f"unknown profile {opts.profile!r}: use one of {', '.join(PROFILES)}")
     started, started_wall = time.monotonic(), time.time()
     session = session or open_session(opts)
+    for flag, patterns in (("--only", opts.only), ("--skip", opts.skip)):
+        unknown = unmatched(list(session.registry.checks), patterns)
+        if unknown:
+            known = ", ".join(sorted(session.registry.checks))
+            raise ValueError(f"{flag} {', '.join(unknown)}: no check or family; known: {known}")
     runner_cfg = session.config.section("runner")
     budget = opts.deadline or runner_cfg.get("deadline") or DEFAULT_DEADLINES[opts.profile]
     ctx = Context(

@@ -122,6 +122,12 @@ def matches(check_id: str, patterns: list[str]) -> bool:
     return False
 
 
+def unmatched(ids: list[str], patterns: list[str]) -> list[str]:
+    """The patterns no check id matches: a typo in ``--only`` must not run nothing and call
+    the node healthy."""
+    return [p for p in patterns if not any(matches(i, [p]) for i in ids)]
+
+
 def select(
     specs: list[CheckSpec], profile: str, only: list[str], skip: list[str]
 ) -> list[CheckSpec]:

@@ -76,6 +76,15 @@ def test_exit_codes(tmp_path, plugins, args, code):
     assert ran.returncode == code, ran.stdout + ran.stderr
 
 
+@pytest.mark.parametrize("flag", ["--only", "--skip"])
+def test_a_check_id_nobody_has_is_a_usage_error_not_a_healthy_node(tmp_path, flag):
+    ran = run_ampenv("doctor", "-p", "quick", flag, "npu.devcies", env=site(tmp_path, "fails"))
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert f"{flag} npu.devcies: no check or family" in ran.stderr
+    assert "npu.devices" in ran.stderr  # the known ids, to spot the typo
+    assert ran.stdout == ""
+
+
 def test_text_report_marks_and_remedies_without_colour(tmp_path):
     ran = run_ampenv("doctor", "-p", "quick", env=site(tmp_path, "warns", "fails", "errors"))
     out = ran.stdout
