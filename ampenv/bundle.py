@@ -14,15 +14,14 @@ from __future__ import annotations
 import datetime as _dt
 import io
 import json
-import os
 import posixpath
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Optional
 
 from ampenv import __version__
+from ampenv.atomic import replacing
 from ampenv.doctor import Options, diagnose, open_session
 from ampenv.probe import Probe
 from ampenv.probe.bundle import FORMAT
@@ -89,19 +88,13 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
 
 def write_bundle(path: Path, members: dict[str, bytes]) -> None:
     """A tar.gz written atomically (temp file + rename), regular files only."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
     now = time.time()
-    try:
-        with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
-            for name, data in members.items():
-                info = tarfile.TarInfo(name)
-                info.size, info.mtime, info.mode = len(data), now, 0o644
-                tar.addfile(info, io.BytesIO(data))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    # 0600: a bundle holds the node's commands, files and environment, for support's eyes only
+    with replacing(path, mode=0o600) as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), now, 0o644
+            tar.addfile(info, io.BytesIO(data))
 
 
 def collect(opts: Options, output: Path, env: Optional[dict[str, str]] = None) -> Report:

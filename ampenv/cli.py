@@ -57,12 +57,17 @@ def _use_color(output: Optional[Path]) -> bool:
 
 
 def emit(text: str, output: Optional[Path]) -> None:
-    """Data goes to stdout, or to --output; nothing else goes to stdout."""
+    """Data goes to stdout, or to --output (replaced atomically); nothing else goes to stdout."""
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
-    else:
-        output.write_text(text, encoding="utf-8")
+        return
+    from ampenv.atomic import write_text
+
+    try:
+        write_text(output, text)
+    except OSError as exc:
+        _die(f"cannot write {output}: {exc.strerror or exc}")
 
 
 @app.command()
@@ -161,11 +166,14 @@ def explain(check_id: str, config: Optional[str] = ConfigOpt) -> None:
 @config_app.command("init")
 def config_init(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Write a commented ampenv.toml baseline captured from this (healthy) node."""
     from ampenv.config import baseline
 
+    if output is not None and output.exists() and not force:
+        _die(f"{output} exists: a site's config is not replaced without --force")
     opts = Options(profile="quick", sysroot=sysroot, config_path=os.devnull)
     session = open_session(opts)
     report = diagnose(opts, session)

@@ -62,3 +62,13 @@ def test_config_init_writes_a_baseline_that_loads_back(tmp_path):
     assert '[checks."host.resources"]' in text and "# min_cpus" in text
     again = run_ampenv("doctor", "-p", "quick", "--only", "host", "--config", str(out))
     assert again.returncode == 0, again.stderr
+
+
+def test_config_init_never_replaces_a_config_without_force(tmp_path):
+    out = tmp_path / "ampenv.toml"
+    out.write_text("# the site's own\n")
+    ran = run_ampenv("config", "init", "-o", str(out))
+    assert ran.returncode == 2 and "exists" in ran.stderr and "--force" in ran.stderr
+    assert out.read_text() == "# the site's own\n"
+    assert run_ampenv("config", "init", "-o", str(out), "--force").returncode == 0
+    assert out.read_text().startswith("# ampenv.toml baseline")

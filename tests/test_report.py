@@ -114,6 +114,17 @@ def test_junit_and_output_file(tmp_path):
     assert "remedy: mount /scratch" in case.find("failure").text
 
 
+def test_an_output_that_cannot_be_written_is_a_usage_error_and_leaves_no_temp(tmp_path):
+    ran = run_ampenv("doctor", "-p", "quick", "-o", str(tmp_path / "missing" / "r.json"))
+    assert ran.returncode == 2 and "cannot write" in ran.stderr and "Traceback" not in ran.stderr
+    folder = tmp_path / "r.json"  # a folder: the temp file is written, the rename fails
+    (folder / "kept").mkdir(parents=True)
+    ran = run_ampenv("doctor", "-p", "quick", "-o", str(folder))
+    assert ran.returncode == 2 and "cannot write" in ran.stderr, ran.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temp file left
+    assert [p.name for p in folder.iterdir()] == ["kept"]
+
+
 def test_unknown_format_is_a_usage_error():
     ran = run_ampenv("doctor", "-f", "yaml")
     assert ran.returncode == 2 and "unknown format" in ran.stderr

@@ -12,16 +12,15 @@ Torch-free and fast: ``verify`` reads version files and package metadata through
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv import __version__
+from ampenv.atomic import write_text
 from ampenv.checks import Status
 from ampenv.probe.fingerprint import changes, fingerprint
 
@@ -105,22 +104,9 @@ def issue(
 
 
 def write(path: str, certificate: dict[str, Any]) -> None:
-    """Atomically: a temp file in the same folder, flushed to disk, renamed over the old one."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".certificate-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(certificate, fh, indent=2, sort_keys=True)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Atomically: a prolog verifying it meanwhile reads the old certificate or the new one."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    write_text(path, json.dumps(certificate, indent=2, sort_keys=True) + "\n")
 
 
 def revoke(path: str) -> bool:
