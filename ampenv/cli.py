@@ -115,9 +115,9 @@ def doctor(
         _die(str(exc))
     wants_metrics = fmt == "prometheus" or textfile_dir is not None
     certified = _certified(session) if wants_metrics else None
-    export_textfile(report, textfile_dir, certified)
     text = render(report, fmt, verbose=verbose, color=_use_color(output), certified=certified)
     emit(text, output)
+    export_textfile(report, textfile_dir, certified, report.exit_code)
     raise typer.Exit(report.exit_code)
 
 
@@ -235,14 +235,21 @@ def _certified(session: Session, certificate: Optional[str] = None) -> Optional[
     return verify_node(session.config, session.probe, certificate)[1].ok
 
 
-def export_textfile(report: Report, directory: Optional[Path], certified: Optional[bool]) -> None:
-    """``--textfile-dir``: the Prometheus rendering, written atomically for node_exporter."""
+def export_textfile(
+    report: Report, directory: Optional[Path], certified: Optional[bool], exit_code: int
+) -> None:
+    """``--textfile-dir``: the Prometheus rendering, written atomically for node_exporter.
+    A folder that cannot be written ends the command with the verdict's exit code, or 2 when
+    the verdict was healthy: an unhealthy node must not read as a usage error."""
     if directory is None:
         return
     from ampenv.report import render
     from ampenv.textfile import write_textfile
 
-    write_textfile(directory, render(report, "prometheus", certified=certified))
+    try:
+        write_textfile(directory, render(report, "prometheus", certified=certified))
+    except OSError as exc:
+        _die(f"--textfile-dir {directory}: {exc.strerror or exc}", exit_code or EXIT_USAGE)
 
 
 @app.command(context_settings={"allow_interspersed_args": False})
@@ -320,6 +327,8 @@ def collect(
         report = collect_bundle(Options(config_path=config, sysroot=sysroot), output)
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
+    except OSError as exc:
+        _die(f"cannot write {output}: {exc.strerror or exc}")
     verdict = VERDICTS.get(report.exit_code, "unhealthy")
     typer.echo(f"ampenv: wrote {output} ({len(report.checks)} checks, {verdict})", err=True)
 
@@ -407,7 +416,7 @@ def certify(
     except OSError as exc:
         _die(f"certificate {path}: {exc.strerror or exc}")
     typer.echo(f"ampenv: {settled.note}", err=True)
-    export_textfile(report, textfile_dir, _certified(session, certificate))
+    export_textfile(report, textfile_dir, _certified(session, certificate), settled.exit_code)
     raise typer.Exit(settled.exit_code)
 
 

@@ -149,6 +149,12 @@ def test_offline_caches_are_not_judged_from_an_empty_tree(planted, sysroot, tmp_
     assert any("judged on the live node only" in d for d in stale["details"])
 
 
+def test_a_bundle_that_cannot_be_written_is_a_usage_error(planted, tmp_path):
+    env, _ = planted
+    ran = run_ampenv("collect", "-o", str(tmp_path / "missing" / "node.tar.gz"), env=env)
+    assert ran.returncode == 2 and "cannot write" in ran.stderr and "Traceback" not in ran.stderr
+
+
 def test_the_bundle_keeps_only_the_home_directories_of_etc_passwd(planted, sysroot, tmp_path):
     env, _ = planted
     plant(sysroot, "/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"

@@ -85,6 +85,15 @@ def test_doctor_writes_the_textfile_atomically(tmp_path):
     assert set(stdout_fams) == set(fams)
 
 
+def test_a_textfile_dir_that_cannot_be_written_is_said_after_the_report(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    ran = run_ampenv("doctor", "--profile", "quick", "--textfile-dir", str(blocker / "x"))
+    assert ran.returncode == 2 and f"--textfile-dir {blocker / 'x'}" in ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert "HEALTHY" in ran.stdout  # the report is out before the textfile is tried
+
+
 def test_certified_is_what_certificate_verify_says(tmp_path):
     path = tmp_path / "certificate.json"
     env = clean_env(AMPENV_CERTIFICATE=str(path))
