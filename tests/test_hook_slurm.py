@@ -9,6 +9,7 @@ from __future__ import annotations
 import fcntl
 import json
 import stat
+import subprocess
 import sys
 import textwrap
 import time
@@ -55,6 +56,7 @@ class Node:
         self.scontrol_log = tmp / "scontrol.argv"
         self.show = tmp / "show-node.txt"
         self.lock = tmp / "hook.lock"
+        self.verdict = tmp / "hook.lock.verdict"
         script = self.bin / "scontrol"
         script.write_text(
             f"#!{sys.executable} -IS\n"
@@ -159,17 +161,58 @@ def test_a_job_opts_out_with_slurm_job_extra(node):
     assert "SLURM_JOB_EXTRA has ampenv=off" in ran.stderr
 
 
-def test_a_second_hook_steps_aside_while_the_lock_is_held(node):
+def test_a_hook_that_cannot_get_the_lock_in_time_steps_aside(node):
     node.failing()
-    node.configure(drain=True)
+    node.configure(drain=True, timeout=2)
     with open(node.lock, "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         held.write("4242")
         held.flush()
         ran = node.hook()
     assert ran.returncode == 0  # a non-zero Prolog exit would drain the node for nothing
-    assert f"another hook holds {node.lock} (pid 4242); not running twice" in ran.stderr
+    assert f"another hook holds {node.lock} (pid 4242) and is still judging" in ran.stderr
     assert node.scontrol_calls() == []
+
+
+def _released_after_start(node: Node, hooks: int, verdict: Optional[dict] = None) -> list:
+    """Start hooks while the lock is held (as by a hook judging), then release it."""
+    with open(node.lock, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("4242")
+        held.flush()
+        if verdict is not None:
+            node.verdict.write_text(json.dumps(verdict))
+        started = [
+            subprocess.Popen([sys.executable, "-m", "ampenv", "hook", "slurm"], env=node.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(hooks)
+        ]  # fmt: skip
+        time.sleep(1.0)  # every hook is waiting on the lock
+    return [(p.wait(timeout=30), *p.communicate()) for p in started]
+
+
+def test_hooks_that_start_together_share_one_verdict(node):
+    node.failing()
+    node.configure(drain=True)
+    ran = _released_after_start(node, hooks=2)
+    line = f"ampenv: site.rule: {FAILURE}\n"
+    assert [(code, out) for code, out, _ in ran] == [(1, line), (1, line)], ran
+    shared = [err for _, _, err in ran if "the verdict of pid" in err]
+    assert len(shared) == 1, ran  # one judged, the other gave its verdict
+    updates = [c for c in node.scontrol_calls() if c[0] == "update"]
+    assert len(updates) == 1 and updates[0][2] == "State=DRAIN", node.scontrol_calls()
+
+
+@pytest.mark.parametrize("planted", ["stale", "writable by others"])
+def test_a_verdict_not_reached_for_this_hook_is_not_reused(node, planted):
+    """A verdict from before the hook asked, or one anybody could have written, is ignored:
+    the hook judges for itself (this node is healthy)."""
+    at = time.time() - 60 if planted == "stale" else time.time() + 3600
+    if planted == "writable by others":
+        node.verdict.write_text("")
+        node.verdict.chmod(0o666)
+    ran = _released_after_start(node, hooks=1, verdict={"code": 1, "line": "x", "at": at})
+    assert ran == [(0, "", ran[0][2])] and "the verdict of" not in ran[0][2], ran
 
 
 def _npu_smi_processes(fake: Path) -> list[psutil.Process]:

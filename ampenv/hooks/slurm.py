@@ -7,14 +7,18 @@ reason, the NHC way: a reason that does not start with ``ampenv:`` belongs to an
 never overwritten, and only a node ampenv drained is resumed, once it is healthy again.
 
 A job opts out with ``ampenv=off`` in ``SLURM_JOB_EXTRA`` (``sbatch --extra=ampenv=off``).
-Two hooks on one node do not both run: the second finds the lock held and exits 0 at once,
-since a non-zero Prolog exit would drain the node for a check that is in fact running.
+Jobs that start together on one node do not judge it side by side: the first takes a lock,
+judges, and leaves its verdict beside the lock; the others wait for it and give that verdict
+as their own (reached after they asked, so it is about the node they are to run on). A hook
+that cannot get the lock within its budget exits 0 with a note: the node is being judged,
+and a non-zero Prolog exit would drain it for a check that is in fact running.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import re
 import socket
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from ampenv.atomic import write_text
 from ampenv.doctor import Options, Session, diagnose, open_session
 from ampenv.hooks import process_start
 from ampenv.probe import proc
@@ -34,6 +39,7 @@ from ampenv.runner import REPORT_GRACE
 
 PREFIX = "ampenv:"
 EXIT_BUSY = 0  # another hook is judging this node; see the module docstring
+LOCK_POLL_S = 0.05
 # Kept for what follows the checks: certificate verify and two scontrol calls (which are
 # also cut off at the end of the budget).
 RESERVE_S = 0.8
@@ -87,31 +93,72 @@ def lock_path(configured: Optional[str]) -> Path:
     return Path(tempfile.gettempdir()) / f"ampenv-hook-{os.geteuid()}.lock"
 
 
-@contextlib.contextmanager
-def single_flight(path: Path) -> Iterator[Optional[str]]:
-    """Hold an exclusive, non-blocking flock on ``path``. Yields None when held, else who
-    holds it (the pid written there), so the caller can step aside at once."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            yield f"pid {holder}"
-            return
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        yield None
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
 @dataclass
 class Verdict:
     code: int  # 0 healthy; else the exit code (1 a check failed, 3 could not judge)
     line: Optional[str] = None  # "ampenv: <check id>: <summary>" when not healthy
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Flight:
+    """The lock, once waited for: held or not, and who held it meanwhile."""
+
+    held: bool
+    waited_for: Optional[str] = None  # "pid N" of the hook that held it first, if any
+
+
+@contextlib.contextmanager
+def single_flight(path: Path, until: float) -> Iterator[Flight]:
+    """An exclusive flock on ``path``, waited for until ``until`` (time.monotonic())."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    holder = None
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                holder = holder or f"pid {pid or '?'}"
+                if time.monotonic() >= until:
+                    yield Flight(False, holder)
+                    return
+                time.sleep(LOCK_POLL_S)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield Flight(True, holder)
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def verdict_path(lock: Path) -> Path:
+    return lock.with_name(lock.name + ".verdict")
+
+
+def share(lock: Path, verdict: Verdict) -> None:
+    """Leave the verdict for the hooks waiting on the lock (written while it is held)."""
+    record = {"code": verdict.code, "line": verdict.line, "at": time.time(), "pid": os.getpid()}
+    with contextlib.suppress(OSError):  # they then judge for themselves
+        write_text(verdict_path(lock), json.dumps(record) + "\n")
+
+
+def shared_since(lock: Path, since: float) -> Optional[Verdict]:
+    """The verdict another hook left, if it was reached after ``since`` (time.time()) and
+    written by this user alone (in a shared /tmp another user could plant one)."""
+    path = verdict_path(lock)
+    try:
+        st = path.stat()
+        if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+            return None
+        record = json.loads(path.read_text())
+        if float(record["at"]) >= since:
+            note = f"{PREFIX} the verdict of pid {record.get('pid', '?')}, which held the lock"
+            return Verdict(int(record["code"]), record.get("line"), notes=[note])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
 
 
 def certificate_problem(session: Session) -> Optional[str]:
@@ -169,14 +216,19 @@ def run_hook(opts: Options, env: dict[str, str]) -> Verdict:
     hook_cfg = session.config.section("hook")
     end = start + float(hook_cfg["timeout"])
     lock = lock_path(hook_cfg["lock_file"])
-    with single_flight(lock) as holder:
-        if holder is not None:
-            note = f"{PREFIX} another hook holds {lock} ({holder}); not running twice"
+    asked = time.time()
+    with single_flight(lock, until=end - RESERVE_S) as flight:
+        if not flight.held:
+            note = f"{PREFIX} another hook holds {lock} ({flight.waited_for}) and is still judging"
             return Verdict(EXIT_BUSY, notes=[note])
+        shared = shared_since(lock, asked) if flight.waited_for else None
+        if shared is not None:  # judged (and drained or resumed) while this hook waited
+            return shared
         try:
             verdict = judge(opts, session, end)
         finally:
             proc.kill_children()  # a hung tool the runner gave up on dies with the verdict
         if hook_cfg["drain"]:
             verdict.notes += settle_node(node_name(env), verdict, env, end)
+        share(lock, verdict)
     return verdict
