@@ -42,9 +42,6 @@ def test_recorded_cpu_payload_passes_and_says_bf16_is_emulated(monkeypatch):
     assert result.status is Status.PASS
     assert result.summary == "cpu: bfloat16 by default (emulated); autocast and loss scaler work"
     assert "--cpu-flags" in args
-    assert (
-        result.facts["functional"]["scale_after"] == result.facts["functional"]["scale_before"] / 2
-    )
 
 
 def test_a_scaler_that_misses_the_inf_fails(monkeypatch):

@@ -11,7 +11,6 @@ import os
 import platform
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -115,10 +114,8 @@ def issued(quick_report, tmp_path):
     return path
 
 
-def test_fresh_certificate_verifies_in_process_quickly(issued):
-    start = time.perf_counter()
+def test_a_fresh_certificate_verifies(issued):
     verdict = cert.verify(str(issued), Probe(), max_age_hours=24)
-    assert time.perf_counter() - start < 0.3
     assert verdict.ok, verdict.reason
 
 

@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -64,9 +63,17 @@ def _build(venv: Path, wanted: dict) -> str:
         timeout=INSTALL_TIMEOUT,
     )
     if ran.returncode != 0:
-        return "\n".join((ran.stdout + ran.stderr).strip().splitlines()[-6:])
+        return ran.stdout + ran.stderr
     (venv / "ampenv-test-ready.json").write_text(json.dumps(wanted))
     return ""
+
+
+# What pip prints when it cannot reach the index: only then is a failed install not ours.
+UNREACHABLE = re.compile(
+    r"NewConnectionError|Failed to establish a new connection|Temporary failure in name "
+    r"resolution|Name or service not known|Max retries exceeded|ReadTimeoutError|Network is "
+    r"unreachable|Connection refused"
+)
 
 
 @pytest.fixture(scope="session")
@@ -83,14 +90,16 @@ def torchnpu_python() -> Path:
             try:
                 failure = _build(venv, wanted)
             except subprocess.TimeoutExpired:
-                failure = f"pip did not finish in {INSTALL_TIMEOUT} s"
-            if failure:
-                pytest.skip(f"cannot install {' '.join(PINS)} (registry unreachable?): {failure}")
+                pytest.skip(f"pip did not finish in {INSTALL_TIMEOUT} s (a slow registry)")
+            tail = "\n".join(failure.strip().splitlines()[-6:])
+            if failure and UNREACHABLE.search(failure):
+                pytest.skip(f"the registry is unreachable: {tail}")
+            if failure:  # a conflict between the pins and ampenv's dependencies is a finding
+                pytest.fail(f"cannot install {' '.join(PINS)} beside ampenv's dependencies: {tail}")
     return venv / "bin" / "python"
 
 
-def doctor(python: Path, profile: str, *extra: str, **env: str) -> tuple[Ran, float]:
-    start = time.monotonic()
+def doctor(python: Path, profile: str, *extra: str, **env: str) -> Ran:
     p = subprocess.run(
         [str(python), *extra, "-m", "ampenv", "doctor", "--only", "python.stack",
          "--profile", profile, "--format", "json"],
@@ -99,7 +108,7 @@ def doctor(python: Path, profile: str, *extra: str, **env: str) -> tuple[Ran, fl
         text=True,
         timeout=300,
     )  # fmt: skip
-    return Ran(p.returncode, p.stdout, p.stderr), time.monotonic() - start
+    return Ran(p.returncode, p.stdout, p.stderr)
 
 
 def assert_cann_diagnosis(check: dict) -> None:
@@ -119,7 +128,7 @@ def assert_cann_diagnosis(check: dict) -> None:
 
 
 def test_full_profile_fails_naming_the_missing_cann_libraries(torchnpu_python: Path):
-    ran, _ = doctor(torchnpu_python, "full")
+    ran = doctor(torchnpu_python, "full")
     assert ran.returncode == 1, ran.stderr
     check = ran.check("python.stack")
     assert_cann_diagnosis(check)
@@ -136,7 +145,7 @@ def test_full_profile_fails_naming_the_missing_cann_libraries(torchnpu_python: P
 
 
 def test_quick_profile_gives_the_same_diagnosis_without_importing_torch(torchnpu_python: Path):
-    ran, wall = doctor(torchnpu_python, "quick", "-X", "importtime")
+    ran = doctor(torchnpu_python, "quick", "-X", "importtime")
     assert ran.returncode == 1, ran.stderr
     check = ran.check("python.stack")
     assert_cann_diagnosis(check)
@@ -144,11 +153,10 @@ def test_quick_profile_gives_the_same_diagnosis_without_importing_torch(torchnpu
     imported = set(re.findall(r"^import time:\s+\d+ \|\s+\d+ \|\s+(\S+)$", ran.stderr, re.M))
     assert "ampenv.cli" in {m.strip() for m in imported}  # -X importtime did report
     assert not {m for m in imported if m.split(".")[0] in ("torch", "torch_npu", "numpy")}
-    assert wall < 30  # a CPU-starved CI box, not the 1 s budget: that is measured elsewhere
 
 
 def test_autoload_off_makes_it_a_warning_and_torch_imports(torchnpu_python: Path):
-    ran, _ = doctor(torchnpu_python, "full", TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    ran = doctor(torchnpu_python, "full", TORCH_DEVICE_BACKEND_AUTOLOAD="0")
     assert ran.returncode == 0, ran.stdout + ran.stderr
     check = ran.check("python.stack")
     assert check["status"] == "warn"
