@@ -8,6 +8,8 @@ runner (the runner turns a raise or a hang into an ``error`` result anyway).
 from __future__ import annotations
 
 import enum
+import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -33,6 +35,14 @@ class Status(str, enum.Enum):
         return _RANK[self]
 
 
+# As the report schema has it: a family, a dot, a name ("env.npu", "site.scratch").
+ID_PATTERN = re.compile(r"[a-z0-9_]+(\.[A-Za-z0-9_.-]+)+")
+
+
+def _finite_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 _RANK = {Status.PASS: 0, Status.SKIP: 1, Status.WARN: 2, Status.FAIL: 3, Status.ERROR: 4}
 
 
@@ -46,6 +56,11 @@ class Result:
     metrics: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.status = Status(self.status)  # "fail" is accepted; "bad" raises: an error result
+        odd = {k: v for k, v in self.metrics.items() if not _finite_number(v)}
+        if odd:  # the JSON report holds finite numbers only; the rest is said, not lost
+            self.metrics = {k: v for k, v in self.metrics.items() if k not in odd}
+            self.details = [*self.details, f"metrics that are not finite numbers: {odd!r}"]
         if self.status in (Status.WARN, Status.FAIL) and not self.remedy:
             # A warning nobody can act on is noise: the API refuses it.
             raise ValueError(f"a {self.status.value} result needs a remedy: {self.summary!r}")
@@ -162,6 +177,8 @@ def check(
     settings: dict[str, Setting] | None = None,
 ) -> Callable[[Callable[[CheckContext], Result]], CheckSpec]:
     """Declare a check. The docstring says what it verifies; ``why`` says why it matters."""
+    if not ID_PATTERN.fullmatch(id):
+        raise ValueError(f"check id {id!r}: must be a family and a name, e.g. site.scratch")
     if profile not in PROFILES:
         raise ValueError(f"check {id}: profile must be one of {', '.join(PROFILES)}")
 

@@ -15,7 +15,7 @@ from ampenv import config as config_mod
 from ampenv.checks import PROFILES, Context
 from ampenv.probe import Probe
 from ampenv.registry import Registry, discover
-from ampenv.runner import DEFAULT_DEADLINES, Report, make_report, run, unmatched
+from ampenv.runner import DEFAULT_DEADLINES, Report, make_report, run, select, unmatched
 
 
 @dataclass
@@ -68,6 +68,10 @@ def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
         if unknown:
             known = ", ".join(sorted(session.registry.checks))
             raise ValueError(f"{flag} {', '.join(unknown)}: no check or family; known: {known}")
+    picked = select(session.registry.ordered(), opts.profile, opts.only, opts.skip)
+    if (opts.only or opts.skip) and not picked:
+        asked = " ".join([*(f"--only {p}" for p in opts.only), *(f"--skip {p}" for p in opts.skip)])
+        raise ValueError(f"{asked}: no check is left to run")
     runner_cfg = session.config.section("runner")
     budget = opts.deadline or runner_cfg.get("deadline") or DEFAULT_DEADLINES[opts.profile]
     ctx = Context(

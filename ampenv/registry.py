@@ -9,9 +9,12 @@ an ``error`` result; it never stops the other checks.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+import re
 import stat
+import sys
 import traceback
 import zlib
 from dataclasses import dataclass, field
@@ -105,12 +108,13 @@ def _load_file(registry: Registry, file: Path, label: str) -> None:
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {file}")
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    except Exception as exc:
+        with contextlib.redirect_stdout(sys.stderr):  # stdout carries the report only
+            spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # sys.exit() in a plugin must not end ampenv
         where = _error_line(exc, file)
         registry.problems.append(
             LoadProblem(
-                f"plugin.{file.stem}",
+                _problem_id(file.stem),
                 label,
                 f"plugin {where} failed to load: {type(exc).__name__}: {exc}",
                 details=traceback.format_exception_only(type(exc), exc),
@@ -129,7 +133,7 @@ def _refused(registry: Registry, path: Path, euid: int) -> bool:
         kind = "folder" if path.is_dir() else "file"
         registry.problems.append(
             LoadProblem(
-                f"plugin.{path.name if kind == 'folder' else path.stem}",
+                _problem_id(path.name if kind == "folder" else path.stem),
                 str(path),
                 f"refused plugin {kind} as root: {reason}",
                 details=[f"fix: chown root:root {path} && chmod go-w {path}"],
@@ -138,8 +142,26 @@ def _refused(registry: Registry, path: Path, euid: int) -> bool:
     return reason is not None
 
 
-def _load_folder(registry: Registry, folder: Path, euid: int, builtin: bool = False) -> None:
+def _problem_id(name: str) -> str:
+    """The id of a plugin's load problem, valid as a check id whatever the file is called."""
+    return "plugin." + (re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "_")
+
+
+def _load_folder(
+    registry: Registry, folder: Path, euid: int, builtin: bool = False, named: bool = False
+) -> None:
+    """``named``: the folder was asked for by name ($AMPENV_CHECKS_PATH), so its absence is a
+    problem (a typo would leave the site's checks unrun and call the node healthy)."""
     if not folder.is_dir():
+        if named:
+            registry.problems.append(
+                LoadProblem(
+                    _problem_id(folder.name),
+                    str(folder),
+                    f"plugin folder {folder} (from $AMPENV_CHECKS_PATH) is not a folder",
+                    details=["fix the path in $AMPENV_CHECKS_PATH, or remove it"],
+                )
+            )
         return
     guard = euid == 0 and not builtin  # the built-ins ship inside the installed package
     if guard and _refused(registry, folder, euid):
@@ -161,10 +183,11 @@ def _load_entry_points(registry: Registry) -> None:
     for ep in eps:
         label = f"entry point {ep.name} ({ep.value})"
         try:
-            loaded = ep.load()
-        except Exception as exc:
+            with contextlib.redirect_stdout(sys.stderr):
+                loaded = ep.load()
+        except (Exception, SystemExit) as exc:
             registry.problems.append(
-                LoadProblem(f"plugin.{ep.name}", label, f"{label} failed to load: {exc!r}")
+                LoadProblem(_problem_id(ep.name), label, f"{label} failed to load: {exc!r}")
             )
             continue
         for check_spec in _module_specs(loaded):
@@ -172,17 +195,16 @@ def _load_entry_points(registry: Registry) -> None:
             registry.add(check_spec)
 
 
-def plugin_folders(env: dict[str, str], sysroot: str = "") -> list[Path]:
-    folders = [Path(sysroot + SITE_DIR)]
-    folders += [Path(p) for p in env.get("AMPENV_CHECKS_PATH", "").split(":") if p]
-    return folders
+def named_folders(env: dict[str, str]) -> list[Path]:
+    return [Path(p) for p in env.get("AMPENV_CHECKS_PATH", "").split(":") if p]
 
 
 def discover(env: dict[str, str], sysroot: str = "", euid: Optional[int] = None) -> Registry:
     euid = os.geteuid() if euid is None else euid
     registry = Registry()
     _load_folder(registry, builtin_dir(), euid, builtin=True)
-    for folder in plugin_folders(env, sysroot):
-        _load_folder(registry, folder, euid)
+    _load_folder(registry, Path(sysroot + SITE_DIR), euid)
+    for folder in named_folders(env):
+        _load_folder(registry, folder, euid, named=True)
     _load_entry_points(registry)
     return registry

@@ -8,9 +8,11 @@ Results are reported in registry order, whatever order they finished in.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import queue
 import socket
+import sys
 import threading
 import time
 import traceback
@@ -176,7 +178,15 @@ def run(
     skip: list[str] = (),  # type: ignore[assignment]
     workers: int = 8,
 ) -> list[CheckRun]:
-    """Run the selected checks and return one CheckRun per check (and per load problem)."""
+    """Run the selected checks and return one CheckRun per check (and per load problem).
+    Whatever a check prints goes to stderr: stdout carries the report only."""
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run(ctx, registry, only, skip, workers)
+
+
+def _run(
+    ctx: Context, registry: Registry, only: list[str], skip: list[str], workers: int
+) -> list[CheckRun]:
     ordered = registry.ordered()
     selected = select(ordered, ctx.profile, list(only), list(skip))
     selected_ids = {s.id for s in selected}

@@ -58,6 +58,66 @@ def test_a_drop_in_that_raises_on_import_names_the_line(tmp_path):
     assert f"{folder / 'raiser.py'}:3" in r["summary"] and "no scratch lib" in r["summary"]
 
 
+@pytest.mark.parametrize("code", ["0", "'bye'"])
+def test_a_drop_in_that_calls_sys_exit_on_import_does_not_end_ampenv(tmp_path, code):
+    folder = plugin_dir(tmp_path, quitter=f"import sys\n\nsys.exit({code})\n", scratch=GOOD)
+    ran = doctor(folder)
+    assert ran.returncode == 3, ran.stdout + ran.stderr
+    r = ran.check("plugin.quitter")
+    assert r["status"] == "error" and f"{folder / 'quitter.py'}:3" in r["summary"]
+    assert "SystemExit" in r["summary"]
+    assert ran.check("site.scratch")["status"] == "pass"
+
+
+def test_a_plugin_folder_that_is_not_there_is_an_error_not_a_silent_pass(tmp_path):
+    ran = doctor(tmp_path / "checks.d-typo")
+    assert ran.returncode == 3
+    r = ran.check("plugin.checks.d-typo")
+    assert r["status"] == "error" and "is not a folder" in r["summary"]
+
+
+PRINTS = """
+from ampenv.checks import Result, check
+print("loading")
+
+@check("site.noisy", title="Noisy", profile="quick")
+def noisy(ctx):
+    print("judging")
+    return Result("fail", "noisy", remedy="hush", metrics={"n": float("nan"), "ok": 1.5})
+"""
+
+
+def test_what_a_plugin_prints_and_returns_cannot_break_the_json_report(tmp_path):
+    ran = doctor(plugin_dir(tmp_path, noisy=PRINTS), "--only", "site")
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    r = ran.check("site.noisy")  # stdout parsed as JSON: the prints went to stderr
+    assert "loading" in ran.stderr and "judging" in ran.stderr
+    assert r["status"] == "fail"  # a plain "fail" is taken as Status.FAIL
+    assert r["metrics"] == {"ok": 1.5} and "not finite numbers" in " ".join(r["details"])
+
+
+@pytest.mark.parametrize(
+    ("result", "why"),
+    [("Result('bad', 'x')", "ValueError"), ("Result.ok('x', metrics={'s': 'fast'})", None)],
+)
+def test_a_result_of_the_wrong_shape_is_caught(tmp_path, result, why):
+    plugin = f"from ampenv.checks import Result, check\n\n@check('site.odd', title='Odd')\n" \
+             f"def odd(ctx):\n    return {result}\n"  # fmt: skip
+    r = doctor(plugin_dir(tmp_path, odd=plugin), "--only", "site").check("site.odd")
+    if why:
+        assert r["status"] == "error" and why in r["summary"]
+    else:
+        assert r["status"] == "pass" and r["metrics"] == {}
+
+
+@pytest.mark.parametrize("bad_id", ["", "nodot", 'site."q"', "site.new\\nline"])
+def test_an_id_that_is_no_family_and_name_is_refused_at_load(tmp_path, bad_id):
+    plugin = f"from ampenv.checks import Result, check\n\n@check({bad_id!r}, title='x')\n" \
+             "def odd(ctx):\n    return Result.ok('x')\n"  # fmt: skip
+    r = doctor(plugin_dir(tmp_path, badid=plugin)).check("plugin.badid")
+    assert r["status"] == "error" and "must be a family and a name" in r["summary"]
+
+
 def test_a_duplicate_id_is_an_error_naming_both_sources(tmp_path):
     dup = GOOD.replace("site.scratch", "host.resources")
     folder = plugin_dir(tmp_path, dup=dup)
