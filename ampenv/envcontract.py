@@ -30,7 +30,7 @@ from ampenv.redact import looks_secret, redact
 
 KEYS = ("equals", "one_of", "min", "max", "forbid", "required", "multi_node", "default")
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
+NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 
 
 @dataclass(frozen=True)

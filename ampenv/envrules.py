@@ -16,6 +16,7 @@ torch_npu takes only through ``torch.npu.set_option``.
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 import shlex
 from collections.abc import Mapping, Sequence
@@ -36,6 +37,10 @@ KEY_OPS = (
     "BatchMatMul",
     "BatchMatMulV2",
 )
+
+
+INTEGER = r"[+-]?[0-9]+"
+NUMBER = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
 
 @dataclass(frozen=True)
@@ -112,11 +117,14 @@ class Range:
     unit: str = ""
 
     def problems(self, value: str, node: Node) -> list[Problem]:
-        pattern = r"[+-]?\d+" if self.integer else r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?"
+        # [0-9], not \d: CANN parses ASCII digits only, and \d takes '٣٠٠' too.
+        pattern = INTEGER if self.integer else NUMBER
         if not re.fullmatch(pattern, value):
             kind = "an integer" if self.integer else "a number"
             return [Problem(Status.FAIL, f"is not {kind} (valid: {self.describe()})")]
-        x = int(value) if self.integer else float(value)
+        x = int(value) if self.integer and len(value) < 40 else float(value)  # int() caps digits
+        if not math.isfinite(x):
+            return [Problem(Status.FAIL, f"is out of range (valid: {self.describe()})")]
         below = self.lo is not None and (x <= self.lo if self.lo_open else x < self.lo)
         above = self.hi is not None and (x >= self.hi if self.hi_open else x > self.hi)
         if below or above:
@@ -810,7 +818,7 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "ASCEND_VISIBLE_DEVICES",
         "npu",
-        ListOf(Matches(r"\d+(-\d+)?", "a device id or an id range a-b")),
+        ListOf(Matches(r"[0-9]+(-[0-9]+)?", "a device id or an id range a-b")),
         None,
         "physical NPUs the Ascend Docker Runtime mounts into the container",
         "MindCluster Ascend Docker Runtime docs",
@@ -828,7 +836,7 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "ASCEND_VNPU_SPECS",
         "npu",
-        Matches(r"vir\d+(_\w+)*", "a vNPU template such as vir04 or vir03_1c_8g"),
+        Matches(r"vir[0-9]+(_[A-Za-z0-9]+)*", "a vNPU template such as vir04 or vir03_1c_8g"),
         None,
         "vNPU template the Ascend Docker Runtime creates",
         "MindCluster Ascend Docker Runtime docs",
@@ -1008,7 +1016,10 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "HCCL_SOCKET_IFNAME",
         "hccl",
-        Matches(r"[\^=]{0,2}[\w.:-]+(,[\w.:-]+)*", "interface names such as eth0,enp189s0f0"),
+        Matches(
+            r"[\^=]{0,2}[A-Za-z0-9_.:-]+(,[A-Za-z0-9_.:-]+)*",
+            "interface names such as eth0,enp189s0f0",
+        ),
         None,
         "network interfaces HCCL may use for host communication",
         "torch_npu Pytorch/720 env list",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Optional
 
 REDACTED = "<redacted>"
 
@@ -20,12 +21,17 @@ def looks_secret(name: str) -> bool:
     return bool(SECRET_NAME.search(name))
 
 
-def redact(name: str, value: str) -> str:
-    """The value as it may be shown in a report, a fact or a bundle."""
+def redact(name: str, value: str, limit: Optional[int] = 200) -> str:
+    """The value as it may be shown in a report, a fact or a bundle; a report line shows at
+    most ``limit`` characters of it."""
     if looks_secret(name) and value:
         return REDACTED
-    return URL_PASSWORD.sub(lambda m: f"{m['head']}{REDACTED}@", value)
+    shown = URL_PASSWORD.sub(lambda m: f"{m['head']}{REDACTED}@", value)
+    if limit is not None and len(shown) > limit:
+        return f"{shown[: limit - 40]}... ({len(value)} characters)"
+    return shown
 
 
 def redact_env(env: Mapping[str, str]) -> dict[str, str]:
-    return {name: redact(name, value) for name, value in env.items()}
+    """The environment for a support bundle: secrets out, everything else whole."""
+    return {name: redact(name, value, limit=None) for name, value in env.items()}

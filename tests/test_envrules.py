@@ -293,6 +293,9 @@ CASES = [
         "export HCCL_CONNECT_TIMEOUT=7200",
     ),
     case("invalid", "HCCL_CONNECT_TIMEOUT", "2m", FAIL, "is not an integer"),
+    case("invalid", "HCCL_CONNECT_TIMEOUT", "\u0663\u0660\u0660", FAIL, "is not an integer"),
+    case("invalid", "HCCL_CONNECT_TIMEOUT", "9" * 5000, FAIL, "(5000 characters)' is out of range"),
+    case("invalid", "ASCEND_RT_VISIBLE_DEVICES", "\uff10,\uff11", FAIL, "is not an integer"),
     case("valid", "HCCL_EXEC_TIMEOUT", "1836", PASS, "=1836", chip="910B"),
     case("valid", "HCCL_EXEC_TIMEOUT", "544", PASS, "=544 (valid on 910A/310P)", chip="910A"),
     case(

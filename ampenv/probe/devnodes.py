@@ -26,7 +26,7 @@ DRIVER_MOUNTS = (
 )
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 _CGROUP_HINT = re.compile(r"docker|kubepods|containerd|libpod|crio|lxc")
-_DAVINCI = re.compile(r"/dev/davinci(\d+)$")
+_DAVINCI = re.compile(r"/dev/davinci([0-9]+)$")
 
 
 def docker_run_flags(devices: Union[int, Iterable[int]]) -> list[str]:
@@ -134,7 +134,7 @@ def parse_id_list(value: str, ranges: bool = False) -> tuple[list[int], str]:
     what could not be read. Like the runtime, reading stops at the first item it cannot read."""
     ids: list[int] = []
     items = value.split(",") if value.strip() else []
-    pattern = r"(\d+)(?:-(\d+))?" if ranges else r"(\d+)()"
+    pattern = r"([0-9]+)(?:-([0-9]+))?" if ranges else r"([0-9]+)()"
     for index, item in enumerate(items):
         m = re.fullmatch(pattern, item, re.A)
         if not m:
