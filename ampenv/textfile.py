@@ -6,6 +6,7 @@ temp file whose name it ignores (not ``*.prom``).
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from ampenv.atomic import write_text
@@ -15,7 +16,9 @@ FILENAME = "ampenv.prom"
 
 def write_textfile(directory: Path, text: str, name: str = FILENAME) -> Path:
     directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(directory))
+    directory.mkdir(exist_ok=True)  # the folder itself, not a tree a typo would make
     target = directory / name
     write_text(target, text)  # 0644: mkstemp's 0600 would hide it from a non-root node_exporter
     return target

@@ -104,6 +104,12 @@ def test_a_missing_command_exits_127():
     assert "command not found" in ran.stderr
 
 
+def test_an_empty_command_is_a_usage_error_before_any_check():
+    ran = run_ampenv("run", "--", "", "--epochs", "3", env=clean_env())
+    assert ran.returncode == 2 and "the command is empty" in ran.stderr
+    assert "Traceback" not in ran.stderr and "healthy" not in ran.stderr  # nothing ran
+
+
 def test_sigterm_to_the_entrypoint_pid_reaches_the_job(tmp_path):
     ready, marker = tmp_path / "ready", tmp_path / "got-sigterm"
     trap = textwrap.dedent(f"""

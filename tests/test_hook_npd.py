@@ -71,3 +71,10 @@ def test_truncation_keeps_whole_characters_within_the_limit(text, limit):
     cut = truncate_utf8(text, limit)
     assert len(cut.encode()) <= limit
     assert cut == text or (cut.endswith("...") and text.startswith(cut[:-3]))
+
+
+def test_a_value_with_a_newline_still_gives_one_line():
+    env = clean_env(HCCL_CONNECT_TIMEOUT="600\nEVIL")
+    ran = run_ampenv("hook", "npd", env=env)
+    assert ran.returncode == 1
+    assert ran.stdout.count("\n") == 1 and "'600 EVIL'" in ran.stdout

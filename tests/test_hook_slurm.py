@@ -299,3 +299,10 @@ def test_show_node_parsing_of_the_real_captures():
     idle = parse_show_node(IDLE.read_text())
     assert (idle.state, idle.reason, idle.drained) == ("IDLE", None, False)
     assert parse_show_node("slurm_load_node error: Invalid node name specified") is None
+
+
+def test_a_lock_file_that_cannot_hold_a_lock_is_a_config_error(node):
+    node.configure(lock_file=str(node.tmp))  # a folder
+    ran = node.hook()
+    assert ran.returncode == 2 and f"[hook] lock_file {node.tmp}: Is a directory" in ran.stderr
+    assert "Traceback" not in ran.stderr and node.scontrol_calls() == []

@@ -33,7 +33,7 @@ from ampenv.atomic import write_text
 from ampenv.doctor import Options, Session, diagnose, open_session
 from ampenv.hooks import process_start
 from ampenv.probe import proc
-from ampenv.report.brief import worst
+from ampenv.report.brief import headline, worst
 from ampenv.report.npd import truncate_utf8
 from ampenv.runner import REPORT_GRACE
 
@@ -108,27 +108,41 @@ class Flight:
     waited_for: Optional[str] = None  # "pid N" of the hook that held it first, if any
 
 
+class LockUnusable(ValueError):
+    """``[hook] lock_file`` names something that cannot hold a lock (a folder, /proc/...)."""
+
+
+def _acquire(fd: int, until: float) -> Flight:
+    holder = None
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            holder = holder or f"pid {pid or '?'}"
+            if time.monotonic() >= until:
+                return Flight(False, holder)
+            time.sleep(LOCK_POLL_S)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return Flight(True, holder)
+
+
 @contextlib.contextmanager
 def single_flight(path: Path, until: float) -> Iterator[Flight]:
     """An exclusive flock on ``path``, waited for until ``until`` (time.monotonic())."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    holder = None
     try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                holder = holder or f"pid {pid or '?'}"
-                if time.monotonic() >= until:
-                    yield Flight(False, holder)
-                    return
-                time.sleep(LOCK_POLL_S)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        yield Flight(True, holder)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise LockUnusable(f"[hook] lock_file {path}: {exc.strerror or exc}") from None
+    try:
+        try:
+            flight = _acquire(fd, until)
+        except OSError as exc:
+            raise LockUnusable(f"[hook] lock_file {path}: {exc.strerror or exc}") from None
+        yield flight
     finally:
         os.close(fd)  # closing releases the lock
 
@@ -174,9 +188,8 @@ def judge(opts: Options, session: Session, end: float) -> Verdict:
     opts.profile = "quick"
     opts.deadline = max(0.2, end - time.monotonic() - REPORT_GRACE - RESERVE_S)
     report = diagnose(opts, session)
-    bad = worst(report)
-    if report.exit_code != 0 and bad is not None:
-        return Verdict(report.exit_code, f"{PREFIX} {bad.id}: {bad.summary}")
+    if report.exit_code != 0 and worst(report) is not None:
+        return Verdict(report.exit_code, f"{PREFIX} {headline(report)}")
     if session.config.section("hook")["certificate"]:
         problem = certificate_problem(session)
         if problem:

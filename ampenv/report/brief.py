@@ -28,11 +28,12 @@ def worst(report: Report) -> Optional[CheckRun]:
 
 
 def headline(report: Report) -> str:
-    """`<check id>: <summary>` of the deciding check, or a healthy count."""
+    """`<check id>: <summary>` of the deciding check, or a healthy count, on one line (a
+    summary may quote a value with a newline in it; a drain reason must stay one line)."""
     c = worst(report)
     if c is None:
         return f"healthy: {len(report.checks)} checks passed or skipped"
-    return f"{c.id}: {c.summary}"
+    return " ".join(f"{c.id}: {c.summary}".split())
 
 
 def render(report: Report, **_: object) -> str:
