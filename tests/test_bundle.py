@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import platform
+import re
 import tarfile
 from pathlib import Path
 
@@ -155,6 +156,16 @@ def test_a_bundle_that_cannot_be_written_is_a_usage_error(planted, tmp_path):
     assert ran.returncode == 2 and "cannot write" in ran.stderr and "Traceback" not in ran.stderr
 
 
+def test_collect_never_replaces_a_file_without_force(planted, tmp_path):
+    env, _ = planted
+    target = tmp_path / "notes.txt"
+    target.write_text("mine")
+    ran = run_ampenv("collect", "-o", str(target), env=env)
+    assert ran.returncode == 2 and "--force" in ran.stderr and target.read_text() == "mine"
+    assert run_ampenv("collect", "-o", str(target), "--force", env=env).returncode == 0
+    assert tarfile.is_tarfile(target)
+
+
 def test_the_bundle_keeps_only_the_home_directories_of_etc_passwd(planted, sysroot, tmp_path):
     env, _ = planted
     plant(sysroot, "/etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"
@@ -251,3 +262,121 @@ def test_a_file_that_is_not_a_bundle_is_a_usage_error(tmp_path):
     ran = run_ampenv("doctor", "--bundle", str(junk), env=clean_env())
     assert ran.returncode == 2
     assert "not a readable bundle" in ran.stderr or "cannot be unpacked" in ran.stderr
+
+
+def _respun(bundle: Path, out: Path, name: str, change) -> Path:
+    """``bundle`` rebuilt with member ``name`` changed: ``change(bytes)`` gives the new content,
+    or None to leave the member out."""
+    with tarfile.open(bundle) as src, tarfile.open(out, "w:gz") as dst:
+        for member in src.getmembers():
+            data = src.extractfile(member).read()
+            if member.name == name:
+                data = change(data)
+                if data is None:
+                    continue
+            info = tarfile.TarInfo(member.name)
+            info.size, info.mode = len(data), 0o644
+            dst.addfile(info, io.BytesIO(data))
+    return out
+
+
+def _json_member(**update):
+    return lambda data: json.dumps({**json.loads(data), **update}).encode()
+
+
+def _without(key: str):
+    return lambda data: json.dumps({k: v for k, v in json.loads(data).items() if k != key}).encode()
+
+
+def _replaced(data: bytes):
+    return lambda _: data
+
+
+# A bundle may come from anyone: a member of the wrong shape is refused as a usage error naming
+# the bundle and what is wrong, never a traceback.
+SPOILED = {
+    "manifest a list": (
+        "manifest.json",
+        _replaced(b"[1, 2]"),
+        "manifest.json is a list, expected an object",
+    ),
+    "no manifest": ("manifest.json", lambda _: None, "no manifest.json"),
+    "format a number": (
+        "manifest.json",
+        _json_member(format=1),
+        "manifest.json: 'format' is a number, expected a string",
+    ),
+    "facts a list": ("facts.json", _replaced(b"[]"), "facts.json is a list, expected an object"),
+    "facts of the wrong types": (
+        "facts.json",
+        _replaced(b'{"globs": 5, "which": "x", "host": [], "disk": 1}'),
+        "facts.json: 'globs' is a number, expected an object of lists of paths",
+    ),
+    "which a string": (
+        "facts.json",
+        _json_member(which="x"),
+        "facts.json: 'which' is 'x', expected a list of {tool, extra_dirs, path} objects",
+    ),
+    "host a list": (
+        "facts.json",
+        _json_member(host=[]),
+        "facts.json: 'host' is a list, expected an object of numbers, or null",
+    ),
+    "disk a number": (
+        "facts.json",
+        _json_member(disk=1),
+        "facts.json: 'disk' is a number, expected an object of {total, free, dev} objects",
+    ),
+    "facts nested too deeply": (
+        "facts.json",
+        _replaced(b"[" * 100_000),
+        "facts.json is not valid JSON: nested too deeply",
+    ),
+    "env a list": (
+        "env.json",
+        _replaced(b"[1]"),
+        "env.json is a list, expected an object",
+    ),
+    "env value a number": ("env.json", _json_member(PATH=1), "env.json: 'PATH' is a number"),
+    "env not UTF-8": (
+        "env.json",
+        _replaced(b'{"A": "caf\xe9"}'),
+        "env.json is not UTF-8 text (byte 10 is not valid)",
+    ),
+    "outcome weird": (
+        "commands/000.json",
+        _json_member(outcome="weird"),
+        "commands/000.json: 'outcome' is 'weird', expected one of ok, missing, timeout, signal",
+    ),
+    "no argv": ("commands/000.json", _without("argv"), "commands/000.json has no 'argv'"),
+    "command not JSON": (
+        "commands/000.json",
+        _replaced(b"{"),
+        "commands/000.json is not valid JSON: ",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", SPOILED.values(), ids=SPOILED.keys())
+def test_a_member_of_the_wrong_shape_is_a_usage_error_naming_the_bundle(planted, tmp_path, case):
+    name, change, why = case
+    env, _ = planted
+    good = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(good), env=env).returncode == 0
+    with tarfile.open(good) as tar:
+        assert name in tar.getnames()
+    bad = _respun(good, tmp_path / "spoiled.tar.gz", name, change)
+    ran = run_ampenv("doctor", "--bundle", str(bad), env=clean_env())
+    assert (ran.returncode, ran.stdout) == (2, "")
+    assert ran.stderr.startswith(f"ampenv: {bad}: {why}") and ran.stderr.count("\n") == 1
+    with pytest.raises(BundleError, match="^" + re.escape(f"{bad}: {why}")):
+        BundleProbe(str(bad))
+
+
+def test_a_rebuilt_bundle_with_nothing_changed_still_reads(planted, tmp_path):
+    env, _ = planted
+    good = tmp_path / "node.tar.gz"
+    assert run_ampenv("collect", "-o", str(good), env=env).returncode == 0
+    same = _respun(good, tmp_path / "same.tar.gz", "facts.json", lambda data: data)
+    ran = run_ampenv("doctor", "--bundle", str(same), "--format", "json", env=clean_env())
+    assert ran.stderr == "" and ran.json["backend"] == "npu"

@@ -155,6 +155,116 @@ def test_missing_and_unreadable_certificates_are_refused(tmp_path):
     assert "certificate unreadable:" in unreadable.stdout and "not JSON" in unreadable.stdout
 
 
+def _resealed(change):
+    def write(path: Path) -> None:
+        _rewrite(path, change, reseal=True)
+
+    return write
+
+
+def _raw(data: bytes):
+    return lambda path: path.write_bytes(data)
+
+
+# A certificate may come from anyone: each of these is refused with one line naming what is
+# wrong, by verify, show, the Slurm hook and the Prometheus export alike, never a traceback.
+MALFORMED = {
+    "issued_at without offset": (
+        _resealed(lambda b: b.update(issued_at="2026-12-03T08:33:29")),
+        "is malformed: 'issued_at' is '2026-12-03T08:33:29', expected a time with its UTC offset",
+    ),
+    "expires_at without offset": (
+        _resealed(lambda b: b.update(expires_at="2026-12-03T08:33:29")),
+        "is malformed: 'expires_at' is '2026-12-03T08:33:29', expected a time with its UTC offset",
+    ),
+    "expires_at a number": (
+        _resealed(lambda b: b.update(expires_at=12345)),
+        "is malformed: 'expires_at' is 12345, expected a time",
+    ),
+    "issued_at before year 1 in UTC": (
+        _resealed(lambda b: b.update(issued_at="0001-01-01T00:00:00+01:00")),
+        "is malformed: 'issued_at' is '0001-01-01T00:00:00+01:00', expected a time",
+    ),
+    "fingerprint a list": (
+        _resealed(lambda b: b.update(fingerprint=["torch"])),
+        "is malformed: 'fingerprint' is a list, expected an object",
+    ),
+    "fingerprint a string": (
+        _resealed(lambda b: b.update(fingerprint="torch")),
+        "is malformed: 'fingerprint' is 'torch', expected an object",
+    ),
+    "fingerprint null": (
+        _resealed(lambda b: b.update(fingerprint=None)),
+        "is malformed: 'fingerprint' is null, expected an object",
+    ),
+    "no node": (_resealed(lambda b: b.pop("node")), "is malformed: 'node' is missing"),
+    "backend a number": (
+        _resealed(lambda b: b.update(backend=1)),
+        "is malformed: 'backend' is 1, expected a string",
+    ),
+    "smoke a list": (
+        _resealed(lambda b: b.update(smoke=[1])),
+        "is malformed: 'smoke' is a list, expected an object or null",
+    ),
+    "smoke metrics a list": (
+        _resealed(lambda b: b.update(smoke={"summary": "ok", "metrics": [1]})),
+        "is malformed: 'smoke.metrics' is a list, expected an object",
+    ),
+    "nested too deeply": (_raw(b"[" * 100_000), "is not JSON (nested too deeply)"),
+    "not UTF-8": (_raw(b'{"node": "caf\xe9"}'), "is not UTF-8 text (byte 13 is not valid)"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_certificate_is_refused_in_one_line_everywhere(issued, tmp_path, case):
+    spoil, why = case
+    spoil(issued)
+    reason = f"unreadable: {issued} {why}"
+
+    verified = _verify(issued)
+    assert verified.returncode == 1, verified.stderr
+    assert verified.stdout.startswith(f"ampenv: certificate {reason}")
+    assert verified.stdout.count("\n") == 1 and verified.stderr == ""
+    reason = verified.stdout.removeprefix("ampenv: certificate ").rstrip("\n")
+
+    shown = run_ampenv("certificate", "show", "--certificate", str(issued))
+    assert (shown.returncode, shown.stdout, shown.stderr) == (
+        1, f"certificate {issued}\n  {reason}\n", ""
+    )  # fmt: skip
+    as_json = run_ampenv("certificate", "show", "--certificate", str(issued), "-f", "json")
+    assert (as_json.returncode, as_json.stderr) == (1, "") and reason in as_json.stdout
+
+    config = tmp_path / "hook.toml"
+    config.write_text(f'[hook]\ncertificate = true\nlock_file = "{tmp_path / "hook.lock"}"\n')
+    env = clean_env(AMPENV_CONFIG=str(config), AMPENV_CERTIFICATE=str(issued))
+    hooked = run_ampenv("hook", "slurm", env=env)
+    assert (hooked.returncode, hooked.stdout, hooked.stderr) == (
+        1, f"ampenv: certificate: {reason}\n", ""
+    )  # fmt: skip
+
+    exported = run_ampenv("doctor", "-p", "quick", "-f", "prometheus",
+                          env=clean_env(AMPENV_CERTIFICATE=str(issued)))  # fmt: skip
+    assert "Traceback" not in exported.stderr
+    assert "ampenv_certified 0" in exported.stdout.splitlines()
+
+
+def test_a_certificate_issued_past_year_9999_is_judged_not_overflowed(issued):
+    times = {"issued_at": "9999-12-31T23:00:00Z", "expires_at": "2020-01-01T00:00:00Z"}
+    _rewrite(issued, lambda b: b.update(times), reseal=True)
+    verified = _verify(issued)
+    assert (verified.returncode, verified.stdout, verified.stderr) == (
+        1, "ampenv: certificate expired at 2020-01-01T00:00:00Z (issued 9999-12-31T23:00:00Z)\n", ""
+    )  # fmt: skip
+
+
+def test_a_time_with_an_offset_other_than_z_is_read_in_utc(issued):
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(hours=2)
+    local = later.astimezone(dt.timezone(dt.timedelta(hours=5, minutes=30)))
+    _rewrite(issued, lambda b: b.update(expires_at=local.isoformat()), reseal=True)
+    assert cert.verify(str(issued), Probe(), max_age_hours=24).ok
+    assert not cert.verify(str(issued), Probe(), max_age_hours=24, now=later).ok
+
+
 def test_show_prints_the_certificate_and_its_verdict(issued):
     shown = run_ampenv("certificate", "show", "--certificate", str(issued))
     assert shown.returncode == 0

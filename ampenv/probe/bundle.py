@@ -13,7 +13,7 @@ import tarfile
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ampenv.probe import ASCEND_TOOL_DIRS, Probe
 from ampenv.probe.proc import CommandResult, Outcome
@@ -79,13 +79,126 @@ def extract(bundle: Path, dest: Path) -> None:
 
 def _load_json(root: Path, name: str, default: Any = None) -> Any:
     try:
-        return json.loads((root / name).read_text(encoding="utf-8"))
+        raw = (root / name).read_bytes()
     except FileNotFoundError:
         if default is not None:
             return default
-        raise BundleError(f"the bundle has no {name}") from None
+        raise BundleError(f"no {name}") from None
+    except OSError as exc:
+        raise BundleError(f"{name} cannot be read: {exc.strerror or exc}") from None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BundleError(f"{name} is not UTF-8 text (byte {exc.start} is not valid)") from None
     except ValueError as exc:
-        raise BundleError(f"the bundle's {name} is not valid JSON: {exc}") from None
+        raise BundleError(f"{name} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise BundleError(f"{name} is not valid JSON: nested too deeply") from None
+
+
+# -- the shape of each member, checked once where it is loaded: a bundle may come from anyone,
+# and nothing later must meet a value of the wrong type (docs/bundle.md, Layout).
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _list_of(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, list) and all(map(ok, v))
+
+
+def _object_of(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, dict) and all(map(ok, v.values()))
+
+
+def _or_null(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    return lambda v: v is None or ok(v)
+
+
+_texts = _list_of(_text)
+
+
+def _which(v: Any) -> bool:
+    return (
+        isinstance(v, dict)
+        and _text(v.get("tool"))
+        and _texts(v.get("extra_dirs"))
+        and _or_null(_text)(v.get("path"))
+    )
+
+
+def _disk(v: Any) -> bool:
+    return isinstance(v, dict) and all(_int(v.get(k)) for k in ("total", "free", "dev"))
+
+
+Shape = dict[str, tuple[str, Callable[[Any], bool]]]
+
+# Each key is optional: absent, the probe answers as for a node that recorded nothing.
+FACTS: Shape = {
+    "globs": ("an object of lists of paths", _object_of(_texts)),
+    "which": ("a list of {tool, extra_dirs, path} objects", _list_of(_which)),
+    "host": ("an object of numbers, or null", _or_null(_object_of(_number))),
+    "hostname": ("a string or null", _or_null(_text)),
+    "disk": ("an object of {total, free, dev} objects or nulls", _object_of(_or_null(_disk))),
+    "mtimes": ("an object of numbers or nulls", _object_of(_or_null(_number))),
+    "distributions": ("an object of strings, or null", _or_null(_object_of(_text))),
+    "unreadable_files": ("a list of paths", _texts),
+}
+MANIFEST: Shape = {
+    "format": ("a string", _text),
+    "host": ("a string or null", _or_null(_text)),
+}
+_OUTCOMES = [o.value for o in Outcome]
+COMMAND: Shape = {
+    "argv": ("a list of strings", _texts),
+    "outcome": ("one of " + ", ".join(_OUTCOMES), lambda v: _text(v) and v in _OUTCOMES),
+    "returncode": ("an integer or null", _or_null(_int)),
+    "stdout": ("a string", _text),
+    "stderr": ("a string", _text),
+    "duration_s": ("a number", _number),
+    "timeout_s": ("a number", _number),
+    "error": ("a string", _text),
+}
+
+
+def _checked(name: str, data: Any, shape: Shape, required: tuple[str, ...] = ()) -> Any:
+    """``data`` when it is an object whose keys have the types ``shape`` gives (those in
+    ``required`` present); else BundleError naming the member and the key."""
+    if not isinstance(data, dict):
+        raise BundleError(f"{name} is {_kind(data)}, expected an object")
+    for key in required:
+        if key not in data:
+            raise BundleError(f"{name} has no {key!r}")
+    for key, (expected, ok) in shape.items():
+        if key in data and not ok(data[key]):
+            shown = repr(data[key]) if _text(data[key]) and len(data[key]) <= 40 else None
+            raise BundleError(
+                f"{name}: {key!r} is {shown or _kind(data[key])}, expected {expected}"
+            )
+    return data
+
+
+def _command(name: str, data: Any) -> CommandResult:
+    return CommandResult.from_dict(_checked(name, data, COMMAND, required=("argv", "outcome")))
 
 
 class BundleProbe(Probe):
@@ -96,16 +209,35 @@ class BundleProbe(Probe):
     def __init__(self, bundle: str) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="ampenv-bundle-")
         root = Path(self._tmp.name)
-        extract(Path(bundle), root)
-        self.manifest = _load_json(root, "manifest.json")
+        try:
+            extract(Path(bundle), root)  # its errors name the bundle
+            try:
+                self._load(root)
+            except BundleError as exc:
+                raise BundleError(f"{bundle}: {exc}") from None
+        except BundleError:
+            self._tmp.cleanup()
+            raise
+
+    def _load(self, root: Path) -> None:
+        """Every member a primitive answers from, each checked for its shape once, here."""
+        self.manifest = _checked("manifest.json", _load_json(root, "manifest.json"), MANIFEST)
         if self.manifest.get("format") != FORMAT:
-            raise BundleError(f"{bundle}: format {self.manifest.get('format')!r}, not {FORMAT}")
-        (root / "files").mkdir(exist_ok=True)
-        super().__init__(sysroot=str(root / "files"), env=_load_json(root, "env.json", {}))
-        self.facts = _load_json(root, "facts.json")
-        self.last_report = _load_json(root, "report.json", {})
+            raise BundleError(f"format {self.manifest.get('format')!r}, not {FORMAT}")
+        if not (root / "files").is_dir():
+            if (root / "files").exists():
+                raise BundleError("files is not a folder")
+            (root / "files").mkdir()
+        env = _load_json(root, "env.json", {})
+        keys = env if isinstance(env, dict) else ()
+        _checked("env.json", env, {key: ("a string", _text) for key in keys})
+        super().__init__(sysroot=str(root / "files"), env=env)
+        self.facts = _checked("facts.json", _load_json(root, "facts.json"), FACTS)
+        report = _load_json(root, "report.json", {})
+        self.last_report = _checked("report.json", report, {})
         names = sorted(c.name for c in (root / "commands").glob("*.json"))
-        self.commands = [CommandResult.from_dict(_load_json(root, f"commands/{n}")) for n in names]
+        self.commands = [_command(f"commands/{n}", _load_json(root, f"commands/{n}"))
+                         for n in names]  # fmt: skip
         self._replies = {tuple(c.argv): c for c in self.commands}
         self._unreadable = set(self.facts.get("unreadable_files", []))
 

@@ -65,7 +65,16 @@ def _stamp(when: dt.datetime) -> str:
 
 
 def _parse_stamp(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    """A time with its UTC offset, in UTC; ValueError for anything else. A time without an
+    offset is refused, not guessed: ampenv writes UTC with a ``Z``, and a naive time cannot
+    be compared with an aware one."""
+    when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if when.utcoffset() is None:
+        raise ValueError(f"{text!r} has no UTC offset")
+    try:
+        return when.astimezone(dt.timezone.utc)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00: before year 1 in UTC
+        raise ValueError(f"{text!r} is out of range") from None
 
 
 def digest(body: dict[str, Any]) -> str:
@@ -118,11 +127,74 @@ def revoke(path: str) -> bool:
     return True
 
 
-def load(path: str) -> dict[str, Any]:
-    """The certificate at ``path``, checked against its digest. Raises CertificateError."""
+_MISSING = object()
+
+
+def _shown(value: Any) -> str:
+    """A JSON value in a few words, on one line, for a reason a prolog shows."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)[:40]
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else repr(value[:40]) + "…"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _is_stamp(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        _parse_stamp(value)
+    except ValueError:
+        return False
+    return True
+
+
+# What verify and `certificate show` read, and what each must be. A certificate may come from
+# anyone: it is checked here, once, so nothing later meets a field of the wrong type.
+_TEXT = ("a string", lambda v: isinstance(v, str))
+_STAMP = ("a time with its UTC offset, like 2026-01-31T08:00:00Z", _is_stamp)
+_FIELDS = {
+    "node": _TEXT,
+    "backend": _TEXT,
+    "status": _TEXT,
+    "ampenv_version": _TEXT,
+    "issued_at": _STAMP,
+    "expires_at": _STAMP,
+    "fingerprint": ("an object", lambda v: isinstance(v, dict)),
+    "smoke": ("an object or null", lambda v: v is None or isinstance(v, dict)),
+    "smoke.summary": _TEXT,
+    "smoke.metrics": ("an object", lambda v: isinstance(v, dict)),
+}
+
+
+def _check_shape(path: str, body: dict[str, Any]) -> None:
+    """Raise CertificateError naming the first field that is missing or of the wrong type."""
+    for field, (expected, ok) in _FIELDS.items():
+        head, _, key = field.partition(".")
+        value = body.get(head, None if head == "smoke" else _MISSING)  # no smoke: none ran
+        if key:
+            if not isinstance(value, dict):
+                continue  # a smoke of null: nothing below it to check
+            value = value.get(key, _MISSING)
+        if value is _MISSING:
+            raise CertificateError(f"unreadable: {path} is malformed: {field!r} is missing")
+        if not ok(value):
+            raise CertificateError(
+                f"unreadable: {path} is malformed: {field!r} is {_shown(value)}, "
+                f"expected {expected}"
+            )
+
+
+def load(path: str) -> dict[str, Any]:
+    """The certificate at ``path``, checked against its digest and for the type of every field
+    used later. Raises CertificateError, whatever the file holds."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
     except FileNotFoundError:
         raise CertificateError(
             f"missing: no certificate at {path} (run `ampenv certify`)"
@@ -130,15 +202,24 @@ def load(path: str) -> dict[str, Any]:
     except OSError as exc:
         raise CertificateError(f"unreadable: {path}: {exc.strerror}") from None
     try:
-        body = json.loads(text)
+        body = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise CertificateError(
+            f"unreadable: {path} is not UTF-8 text (byte {exc.start} is not valid)"
+        ) from None
     except ValueError as exc:
         raise CertificateError(f"unreadable: {path} is not JSON ({exc})") from None
+    except RecursionError:
+        raise CertificateError(f"unreadable: {path} is not JSON (nested too deeply)") from None
     if not isinstance(body, dict) or body.get("schema") != SCHEMA:
         raise CertificateError(f"unreadable: {path} is not an {SCHEMA} certificate")
+    _check_shape(path, body)
     try:
         sealed = digest(body) == body.get("digest")
     except ValueError:  # a NaN slipped in by hand: not canonical JSON
         sealed = False
+    except RecursionError:
+        raise CertificateError(f"unreadable: {path} is nested too deeply") from None
     if not sealed:
         raise CertificateError(f"edited: {path} does not match its digest")
     return body
@@ -157,15 +238,15 @@ def verify(
     """Valid only when readable, unedited, fresh, and issued for this node as it is now."""
     now = now or dt.datetime.now(dt.timezone.utc)
     try:
-        cert = load(path)
-        issued, expires = _parse_stamp(cert["issued_at"]), _parse_stamp(cert["expires_at"])
-        recorded, backend = cert["fingerprint"], cert["backend"]
+        cert = load(path)  # every field below is there and of its type
     except CertificateError as exc:
         return Verdict(False, str(exc))
-    except (KeyError, TypeError, ValueError) as exc:
-        return Verdict(False, f"unreadable: {path} lacks a valid {exc}")
-    # A site that lowers max_age_hours makes older certificates stale at once.
-    deadline = min(expires, issued + dt.timedelta(hours=max_age_hours))
+    issued, expires = _parse_stamp(cert["issued_at"]), _parse_stamp(cert["expires_at"])
+    recorded, backend = cert["fingerprint"], cert["backend"]
+    # A site that lowers max_age_hours makes older certificates stale at once. The earlier of
+    # the two, without computing a time past year 9999 (an issued_at there is valid JSON).
+    max_age = dt.timedelta(hours=max_age_hours)
+    deadline = expires if expires - issued <= max_age else issued + max_age
     if now >= deadline:
         return Verdict(False, f"expired at {_stamp(deadline)} (issued {cert['issued_at']})", cert)
     changed = changes(recorded, fingerprint(probe, backend))
