@@ -124,6 +124,11 @@ class Setting:
     # A fact key of the check's own result: `ampenv config init` writes the value it sees on
     # this node as the expectation (device count, chip name, ...).
     capture: Optional[str] = None
+    # Bounds of a number (int or float), checked when ampenv.toml is read; nan and inf are
+    # always refused. gt: more than; ge: at least; le: at most.
+    gt: Optional[float] = None
+    ge: Optional[float] = None
+    le: Optional[float] = None
 
 
 Fixer = Callable[["CheckContext", Result], str]

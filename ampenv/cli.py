@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 
 from ampenv import __version__
-from ampenv.config import ConfigError
+from ampenv.config import SECONDS, ConfigError, out_of_range
 from ampenv.doctor import Options, Session, diagnose, open_session
 from ampenv.runner import Report
 
@@ -44,7 +44,17 @@ DeviceOpt = typer.Option(None, "--device", help="Force the backend: npu, cuda or
 BundleOpt = typer.Option(None, "--bundle", help="Diagnose offline from a support bundle.")
 VerboseOpt = typer.Option(False, "--verbose", "-v", help="Show facts and timings.")
 StrictOpt = typer.Option(False, "--strict", help="Warnings make the exit code 1.")
-DeadlineOpt = typer.Option(None, "--deadline", help="Global limit, seconds.")
+
+
+def _seconds(param: typer.CallbackParam, value: Optional[float]) -> Optional[float]:
+    """--deadline, --timeout: as [checks] timeouts, a finite number of seconds above 0."""
+    problem = None if value is None else out_of_range(value, SECONDS)
+    if problem:
+        _die(f"{param.opts[0]}: {problem}")
+    return value
+
+
+DeadlineOpt = typer.Option(None, "--deadline", help="Global limit, seconds.", callback=_seconds)
 
 
 def _die(message: str, code: int = EXIT_USAGE) -> None:
@@ -303,7 +313,9 @@ def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = Sysro
 def hook_npd(
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
-    timeout: float = typer.Option(4.0, "--timeout", help="Seconds, under NPD's plugin timeout."),
+    timeout: float = typer.Option(
+        4.0, "--timeout", help="Seconds, under NPD's plugin timeout.", callback=_seconds
+    ),
 ) -> None:
     """node-problem-detector plugin: exit 0 OK, 1 NonOK, 2 Unknown; <= 80 bytes on stdout."""
     from ampenv.hooks.npd import run_plugin

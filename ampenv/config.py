@@ -7,9 +7,10 @@ defaults. Every error names the file and the key, and is a usage error (exit 2).
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ampenv.checks import Setting
@@ -19,6 +20,12 @@ if TYPE_CHECKING:
 
 DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
 
+# The longest time ampenv waits on anything: a week. Much more overflows the waits (a queue or
+# lock timeout past ~292 years raises OverflowError), and no health check needs it.
+MAX_SECONDS = 7 * 86400
+# A number of seconds for a timeout or a deadline: nan would never expire, 0 or less at once.
+SECONDS = Setting(float, None, "seconds", gt=0, le=MAX_SECONDS)
+
 # Sections whose keys are simple settings. A section validated by its own module names it as
 # "module:function" (called with the table and the file path; raises ConfigError).
 SECTIONS: dict[str, dict[str, Setting] | str] = {
@@ -26,14 +33,19 @@ SECTIONS: dict[str, dict[str, Setting] | str] = {
     "env": "ampenv.envcontract:validate",
     "certificate": {
         "path": Setting(str, None, "where `ampenv certify` writes the certificate"),
-        "max_age_hours": Setting(float, 168.0, "a certificate older than this is stale"),
+        "max_age_hours": Setting(  # at most 10 years
+            float, 168.0, "a certificate older than this is stale", gt=0, le=10 * 365 * 24
+        ),
     },
     "run": {
         "policy": Setting(str, "fail-closed", "fail-closed or warn-only, for `ampenv run`"),
         "profile": Setting(str, "quick", "the profile `ampenv run` checks before the job"),
     },
     "hook": {
-        "timeout": Setting(float, 10.0, "seconds the Slurm hook may take in all"),
+        # At least 2 s: the hook keeps 1.8 s for its report and the lock, the checks get the rest.
+        "timeout": Setting(
+            float, 10.0, "seconds the Slurm hook may take in all", ge=2, le=MAX_SECONDS
+        ),
         "drain": Setting(bool, False, "let `ampenv hook slurm` drain an unhealthy node"),
         "certificate": Setting(bool, True, "the Slurm hook also runs `certificate verify`"),
         "lock_file": Setting(str, None, "single-flight lock (default /run/ampenv-hook.lock)"),
@@ -41,14 +53,20 @@ SECTIONS: dict[str, dict[str, Setting] | str] = {
     "cache": {
         "roots": Setting(list, [], "extra cache folders ampenv may clean"),
         "stale_after_days": Setting(
-            float, 30.0, "logs and [cache] roots entries untouched this long are stale"
+            float, 30.0, "logs and [cache] roots entries untouched this long are stale", gt=0
         ),
-        "log_max_age_days": Setting(float, 7.0, "scan only plogs written in the last N days"),
-        "log_tail_mb": Setting(float, 4.0, "read only the last N MiB of each log"),
+        "log_max_age_days": Setting(float, 7.0, "scan only plogs written in the last N days", gt=0),
+        "log_tail_mb": Setting(float, 4.0, "read only the last N MiB of each log", gt=0, le=1024),
     },
     "runner": {
-        "deadline": Setting(float, 0.0, "global deadline in seconds (0: the profile's default)"),
-        "workers": Setting(int, 8, "checks run at once"),
+        "deadline": Setting(
+            float,
+            0.0,
+            "global deadline in seconds (0: the profile's default)",
+            ge=0,
+            le=MAX_SECONDS,
+        ),
+        "workers": Setting(int, 8, "checks run at once", ge=1),
     },
 }
 
@@ -68,6 +86,21 @@ def _type_ok(value: Any, expected: type) -> bool:
     return isinstance(value, expected)
 
 
+def out_of_range(value: Any, setting: Setting) -> Optional[str]:
+    """What is wrong with a number against the setting's bounds, or None (not a number too)."""
+    if setting.type not in (int, float):
+        return None
+    if not math.isfinite(value):
+        return f"must be a finite number, got {value!r}"
+    if setting.gt is not None and not value > setting.gt:
+        return f"must be more than {setting.gt:g}, got {value!r}"
+    if setting.ge is not None and not value >= setting.ge:
+        return f"must be at least {setting.ge:g}, got {value!r}"
+    if setting.le is not None and not value <= setting.le:
+        return f"must be at most {setting.le:g}, got {value!r}"
+    return None
+
+
 def validate_settings(
     table: Any, schema: dict[str, Setting], path: str, prefix: str
 ) -> dict[str, Any]:
@@ -84,6 +117,9 @@ def validate_settings(
             raise ConfigError(
                 path, f"{prefix}.{key}", f"must be {expected.__name__}, got {value!r}"
             )
+        problem = out_of_range(value, schema[key])
+        if problem:
+            raise ConfigError(path, f"{prefix}.{key}", problem)
         values[key] = value
     return values
 
@@ -126,13 +162,11 @@ class Config:
             if spec is None:
                 raise ConfigError(self.label, f'checks."{key}"', "no check has this id")
             schema = {
-                "timeout": Setting(float, spec.timeout, "seconds"),
+                "timeout": replace(SECONDS, default=spec.timeout),
                 "skip": Setting(bool, False, "never run it"),
                 **spec.settings,
             }
             values = validate_settings(value, schema, self.label, f'checks."{key}"')
-            if values["timeout"] <= 0:
-                raise ConfigError(self.label, f'checks."{key}".timeout', "must be positive")
             self.check_settings[key] = {k: values[k] for k in value}
 
 

@@ -100,7 +100,11 @@ def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
     ),
     settings={
         "scan_seconds": Setting(
-            float, 0.5, "time the size scan may take; entries it misses are not judged"
+            float,
+            0.5,
+            "time the size scan may take; entries it misses are not judged",
+            gt=0,
+            le=7 * 86400,
         ),
     },
 )

@@ -213,13 +213,13 @@ def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
         'lower min_busbw_gbps in [checks."dist.allreduce"] for a chip that is slower by design',
     ),
     settings={
-        "processes": Setting(int, 2, "gloo ranks on a CPU machine"),
+        "processes": Setting(int, 2, "gloo ranks on a CPU machine", ge=2),
         "sizes": Setting(
             list, None, "bandwidth sweep in bytes (CPU 64 KiB-4 MiB, else 1 MiB-1 GiB)"
         ),
         "dtypes": Setting(list, ["auto"], "dtypes checked for exact sums (auto: fp32, fp16, bf16)"),
-        "iters": Setting(int, 10, "timed all-reduces per size"),
-        "warmup": Setting(int, 2, "untimed all-reduces per size"),
+        "iters": Setting(int, 10, "timed all-reduces per size", ge=1),
+        "warmup": Setting(int, 2, "untimed all-reduces per size", ge=0),
         "min_busbw_gbps": Setting(
             dict, {}, 'least peak busbw per chip, e.g. {"Ascend910B3" = 150}'
         ),
@@ -228,7 +228,11 @@ def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
             str, None, "rendezvous host under srun (else MASTER_ADDR, SLURM_LAUNCH_NODE_IPADDR)"
         ),
         "master_port": Setting(
-            int, None, "rendezvous port under srun (else MASTER_PORT, 20000 + job id % 20000)"
+            int,
+            None,
+            "rendezvous port under srun (else MASTER_PORT, 20000 + job id % 20000)",
+            ge=1,
+            le=65535,
         ),
     },
 )

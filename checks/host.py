@@ -53,10 +53,10 @@ def _disk_roots(ctx: CheckContext) -> list[str]:
         "schedule the job on a node with more memory or CPUs",
     ),
     settings={
-        "min_cpus": Setting(int, None, "fewest CPUs (default 16 on NPU/CUDA, 2 on CPU)"),
-        "min_mem_gb": Setting(float, None, "least available memory in GiB (64 / 4)"),
-        "min_disk_gb": Setting(float, None, "least free disk under cache/log roots (50 / 2)"),
-        "min_shm_gb": Setting(float, None, "smallest /dev/shm in GiB (8 / 0.25)"),
+        "min_cpus": Setting(int, None, "fewest CPUs (default 16 on NPU/CUDA, 2 on CPU)", ge=0),
+        "min_mem_gb": Setting(float, None, "least available memory in GiB (64 / 4)", ge=0),
+        "min_disk_gb": Setting(float, None, "least free disk under cache/log roots (50 / 2)", ge=0),
+        "min_shm_gb": Setting(float, None, "smallest /dev/shm in GiB (8 / 0.25)", ge=0),
     },
 )
 def host_resources(ctx: CheckContext) -> Result:

@@ -262,7 +262,7 @@ def _chip_line(chip: Chip) -> str:
         "drain and reboot a node whose driver hangs",
     ),
     settings={
-        "expected_count": Setting(int, None, "NPU chips this node must have", "device_count"),
+        "expected_count": Setting(int, None, "NPU chips this node must have", "device_count", ge=0),
         "expected_chip": Setting(str, None, "chip name npu-smi must show, e.g. 910B2", "chip_name"),
     },
 )

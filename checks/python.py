@@ -454,7 +454,11 @@ def _summary(facts: dict[str, Any]) -> str:
     ),
     settings={
         "import_timeout": Setting(
-            float, 60.0, "seconds the full profile's `import torch, torch_npu` child may take"
+            float,
+            60.0,
+            "seconds the full profile's `import torch, torch_npu` child may take",
+            gt=0,
+            le=7 * 86400,
         ),
     },
 )

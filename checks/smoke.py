@@ -48,18 +48,22 @@ def _dtype_refused(ctx: CheckContext, setting_key: str) -> Result | None:
     settings={
         "opt_level": Setting(str, None, "AMP opt level (default O2 on NPU/CUDA, O1 on CPU)"),
         "dtype": Setting(str, None, "float16 or bfloat16 (default: the chip's; CPU bfloat16)"),
-        "image_size": Setting(int, None, "image side in pixels (224 on NPU/CUDA, 64 on CPU)"),
-        "batch_size": Setting(int, None, "images per step (64 on NPU/CUDA, 2 on CPU)"),
-        "steps": Setting(int, None, "training steps per run, warm-up included (30 / 3)"),
-        "warmup": Setting(int, None, "first steps left out of the timing (5 / 1)"),
-        "threads": Setting(int, 0, "CPU threads per run (0: half the CPUs)"),
-        "min_loss_drop": Setting(float, 0.3, "share by which the AMP loss must fall"),
-        "loss_tolerance": Setting(
-            float, 0.15, "largest |AMP - FP32| final loss, as a share of the initial loss"
+        "image_size": Setting(
+            int, None, "image side in pixels (224 on NPU/CUDA, 64 on CPU)", ge=32
         ),
-        "min_speedup": Setting(float, None, "expected AMP speedup (1.8 on NPU/CUDA; CPU: none)"),
+        "batch_size": Setting(int, None, "images per step (64 on NPU/CUDA, 2 on CPU)", ge=2),
+        "steps": Setting(int, None, "training steps per run, warm-up included (30 / 3)", ge=1),
+        "warmup": Setting(int, None, "first steps left out of the timing (5 / 1)", ge=0),
+        "threads": Setting(int, 0, "CPU threads per run (0: half the CPUs)", ge=0),
+        "min_loss_drop": Setting(float, 0.3, "share by which the AMP loss must fall", ge=0, le=1),
+        "loss_tolerance": Setting(
+            float, 0.15, "largest |AMP - FP32| final loss, as a share of the initial loss", ge=0
+        ),
+        "min_speedup": Setting(
+            float, None, "expected AMP speedup (1.8 on NPU/CUDA; CPU: none)", ge=0
+        ),
         "min_mem_reduction": Setting(
-            float, None, "expected peak memory saving (0.4 on NPU/CUDA; CPU: none)"
+            float, None, "expected peak memory saving (0.4 on NPU/CUDA; CPU: none)", le=1
         ),
     },
 )

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
+import pytest
 from conftest import clean_env, run_ampenv
 
 from ampenv import config
+from ampenv.checks import Setting
 
 
 def test_lookup_order(tmp_path, sysroot):
@@ -72,3 +76,156 @@ def test_config_init_never_replaces_a_config_without_force(tmp_path):
     assert out.read_text() == "# the site's own\n"
     assert run_ampenv("config", "init", "-o", str(out), "--force").returncode == 0
     assert out.read_text().startswith("# ampenv.toml baseline")
+
+
+# -- numbers: bounds and finiteness ------------------------------------------------------------
+# Each value was accepted once, and hung the runner, removed fresh files, crashed on an overflow
+# or changed a verdict. Every one is now a usage error naming the file and the key. The command
+# is one that reads the key: sections are read by every command, [checks] by those that load the
+# checks.
+DOCTOR = ("doctor", "-p", "quick", "--only", "host")
+BAD_NUMBERS = [
+    ("runner", "workers", "0", "must be at least 1, got 0", DOCTOR),
+    ("runner", "workers", "-3", "must be at least 1, got -3", DOCTOR),
+    ("runner", "deadline", "-5", "must be at least 0, got -5", DOCTOR),
+    ("runner", "deadline", "nan", "must be a finite number, got nan", DOCTOR),
+    ("runner", "deadline", "1e12", "must be at most 604800", DOCTOR),
+    ("cache", "stale_after_days", "-1", "must be more than 0, got -1", ("clean", "--yes")),
+    ("cache", "stale_after_days", "0", "must be more than 0, got 0", ("clean", "--yes")),
+    ("cache", "log_max_age_days", "-1", "must be more than 0, got -1", DOCTOR),
+    ("cache", "log_tail_mb", "inf", "must be a finite number, got inf", DOCTOR),
+    ("cache", "log_tail_mb", "0", "must be more than 0, got 0", DOCTOR),
+    ("cache", "log_tail_mb", "2048", "must be at most 1024, got 2048", DOCTOR),
+    ("hook", "timeout", "-1", "must be at least 2, got -1", ("hook", "slurm")),
+    ("hook", "timeout", "0.001", "must be at least 2, got 0.001", ("hook", "slurm")),
+    ("hook", "timeout", "nan", "must be a finite number, got nan", ("hook", "slurm")),
+    ("certificate", "max_age_hours", "nan", "must be a finite number", ("certificate", "verify")),
+    ("certificate", "max_age_hours", "inf", "must be a finite number", ("certificate", "verify")),
+    ("certificate", "max_age_hours", "1e12", "must be at most 87600", ("certificate", "verify")),
+    ("certificate", "max_age_hours", "0", "must be more than 0, got 0", ("certificate", "verify")),
+    ('checks."npu.devices"', "timeout", "nan", "must be a finite number, got nan", DOCTOR),
+    ('checks."npu.devices"', "timeout", "0", "must be more than 0, got 0", DOCTOR),
+    ('checks."npu.devices"', "timeout", "-inf", "must be a finite number, got -inf", DOCTOR),
+    ('checks."npu.devices"', "expected_count", "-1", "must be at least 0, got -1", DOCTOR),
+    ('checks."host.resources"', "min_cpus", "-5", "must be at least 0, got -5", DOCTOR),
+    ('checks."host.resources"', "min_mem_gb", "nan", "must be a finite number", DOCTOR),
+    ('checks."cache.stale"', "scan_seconds", "0", "must be more than 0, got 0", DOCTOR),
+    ('checks."python.stack"', "import_timeout", "-1", "must be more than 0", DOCTOR),
+    ('checks."dist.allreduce"', "master_port", "70000", "must be at most 65535", DOCTOR),
+    ('checks."smoke.resnet50"', "batch_size", "1", "must be at least 2, got 1", DOCTOR),
+]
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "says", "command"),
+    BAD_NUMBERS,
+    ids=[f"{s}.{k}={v}" for s, k, v, _, _ in BAD_NUMBERS],
+)
+def test_a_number_out_of_range_is_exit_2_naming_the_file_and_key(
+    tmp_path, section, key, value, says, command
+):
+    cfg = tmp_path / "ampenv.toml"
+    cfg.write_text(f"[{section}]\n{key} = {value}\n")
+    ran = run_ampenv(*command, "--config", str(cfg))
+    assert ran.returncode == 2, ran.stderr
+    assert f"{cfg}: {section}.{key}: {says}" in ran.stderr
+    assert ran.stderr.count("\n") == 1  # one line, no traceback
+
+
+def test_fresh_files_survive_a_negative_stale_after_days(tmp_path):
+    root = tmp_path / "site-cache"
+    root.mkdir()
+    (root / "fresh.bin").write_text("written just now")
+    cfg = tmp_path / "ampenv.toml"
+    cfg.write_text(f"[cache]\nroots = [{str(root)!r}]\nstale_after_days = -1\n")
+    ran = run_ampenv("clean", "--yes", "--config", str(cfg))
+    assert ran.returncode == 2 and "cache.stale_after_days" in ran.stderr
+    assert (root / "fresh.bin").exists()
+
+
+# The bounds themselves are allowed: each of these loads and runs (exit 0 or 1, never 2).
+GOOD_NUMBERS = [
+    ("runner", "workers", "1", DOCTOR),
+    ("runner", "deadline", "0", DOCTOR),  # 0: the profile's default
+    ("runner", "deadline", "604800", DOCTOR),
+    ("cache", "log_tail_mb", "1024", DOCTOR),
+    ("cache", "stale_after_days", "0.5", ("clean",)),
+    ("hook", "timeout", "2", DOCTOR),
+    ("certificate", "max_age_hours", "87600", ("certificate", "verify")),
+    ("certificate", "max_age_hours", "0.01", ("certificate", "verify")),
+    ('checks."host.resources"', "min_cpus", "0", DOCTOR),
+    ('checks."host.resources"', "min_mem_gb", "0", DOCTOR),
+    ('checks."npu.devices"', "timeout", "0.5", DOCTOR),
+    ('checks."npu.devices"', "expected_count", "0", DOCTOR),
+    ('checks."smoke.resnet50"', "threads", "0", DOCTOR),
+]
+
+
+@pytest.mark.parametrize(
+    ("section", "key", "value", "command"),
+    GOOD_NUMBERS,
+    ids=[f"{s}.{k}={v}" for s, k, v, _ in GOOD_NUMBERS],
+)
+def test_a_number_on_its_bound_is_accepted(tmp_path, section, key, value, command):
+    cfg = tmp_path / "ampenv.toml"
+    cfg.write_text(f"[{section}]\n{key} = {value}\n")
+    ran = run_ampenv(*command, "--config", str(cfg))
+    assert ran.returncode in (0, 1), ran.stderr
+    assert f"{section}.{key}" not in ran.stderr
+
+
+BAD_OPTIONS = [
+    (("doctor", "-p", "quick", "--deadline", "-1"), "--deadline: must be more than 0"),
+    (("doctor", "-p", "quick", "--deadline", "0"), "--deadline: must be more than 0"),
+    (("doctor", "-p", "quick", "--deadline", "nan"), "--deadline: must be a finite number"),
+    (("doctor", "-p", "quick", "--deadline", "inf"), "--deadline: must be a finite number"),
+    (("certify", "--deadline", "nan"), "--deadline: must be a finite number"),
+    (("certify", "--deadline", "-1"), "--deadline: must be more than 0"),
+    (("hook", "npd", "--timeout", "0"), "--timeout: must be more than 0"),
+    (("hook", "npd", "--timeout", "-1"), "--timeout: must be more than 0"),
+    (("hook", "npd", "--timeout", "nan"), "--timeout: must be a finite number"),
+    (("hook", "npd", "--timeout", "1e12"), "--timeout: must be at most 604800"),
+]
+
+
+@pytest.mark.parametrize(("args", "says"), BAD_OPTIONS, ids=[" ".join(a) for a, _ in BAD_OPTIONS])
+def test_a_bad_deadline_or_timeout_option_is_a_one_line_usage_error(args, says):
+    ran = run_ampenv(*args, "--config", os.devnull)
+    assert ran.returncode == 2
+    assert ran.stderr.startswith(f"ampenv: {says}") and ran.stderr.count("\n") == 1
+    assert ran.stdout == ""
+
+
+def test_a_positive_deadline_option_is_accepted():
+    ran = run_ampenv("doctor", "-p", "quick", "--only", "host", "--deadline", "30")
+    assert ran.returncode in (0, 1), ran.stderr
+
+
+def _numbers(schema: dict[str, Setting]) -> dict[str, Setting]:
+    return {k: s for k, s in schema.items() if s.type in (int, float)}
+
+
+def test_every_built_in_number_has_a_default_within_its_bounds():
+    from ampenv.registry import discover
+
+    schemas = {name: s for name, s in config.SECTIONS.items() if isinstance(s, dict)}
+    specs = discover(clean_env()).checks
+    assert "npu.devices" in specs
+    schemas.update({f'checks."{i}"': spec.settings for i, spec in specs.items()})
+    for where, schema in schemas.items():
+        for key, setting in _numbers(schema).items():
+            if setting.default is not None:
+                problem = config.out_of_range(setting.default, setting)
+                assert problem is None, f"{where}.{key}: {problem}"
+
+
+def test_every_timeout_and_deadline_setting_has_a_lower_bound():
+    """A timeout with no floor is the bug this guards against: nan, 0 or -1 hang or time out."""
+    from ampenv.registry import discover
+
+    schemas = {name: s for name, s in config.SECTIONS.items() if isinstance(s, dict)}
+    schemas.update({i: spec.settings for i, spec in discover(clean_env()).checks.items()})
+    for where, schema in schemas.items():
+        for key, setting in _numbers(schema).items():
+            if any(w in key for w in ("timeout", "deadline", "seconds", "days", "hours", "mb")):
+                assert setting.gt is not None or setting.ge is not None, f"{where}.{key}"
