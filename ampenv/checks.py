@@ -129,6 +129,7 @@ class Setting:
     gt: Optional[float] = None
     ge: Optional[float] = None
     le: Optional[float] = None
+    choices: tuple[str, ...] = ()  # the values a string may take, when they are few
 
 
 Fixer = Callable[["CheckContext", Result], str]

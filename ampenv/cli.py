@@ -18,6 +18,7 @@ from ampenv.runner import Report
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode=None,  # help texts name config keys such as [hook] timeout, literally
     help="Validate, set up and certify a node for mixed-precision training (Ascend, CUDA, CPU).",
 )
 config_app = typer.Typer(help="Write and inspect ampenv.toml.", no_args_is_help=True)
@@ -68,7 +69,7 @@ def _use_color(output: Optional[Path]) -> bool:
 
 def emit(text: str, output: Optional[Path]) -> None:
     """Data goes to stdout, or to --output (replaced atomically); nothing else goes to stdout."""
-    if output is None:
+    if output is None or str(output) == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -105,6 +106,9 @@ def doctor(
         _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     if device not in (None, "npu", "cuda", "cpu"):
         _die(f"unknown device {device!r}: use npu, cuda or cpu")
+    for path in log or []:  # a typo must not scan nothing and call the logs clean
+        if not path.is_file():
+            _die(f"--log {path}: not a file")
     opts = Options(
         profile=profile,
         only=only or [],
@@ -185,8 +189,11 @@ def config_init(
     if output is not None and output.exists() and not force:
         _die(f"{output} exists: a site's config is not replaced without --force")
     opts = Options(profile="quick", sysroot=sysroot, config_path=os.devnull)
-    session = open_session(opts)
-    report = diagnose(opts, session)
+    try:
+        session = open_session(opts)
+        report = diagnose(opts, session)
+    except (ConfigError, ValueError) as exc:
+        _die(str(exc))
     emit(baseline(report, session.registry.ordered()), output)
 
 
@@ -278,6 +285,8 @@ def run(
     from ampenv.entrypoint import exec_job, gate, prepare_and_judge
     from ampenv.report.brief import render as brief
 
+    if not cmd[0]:
+        _die('run: the command is empty (an unset variable in `-- "$CMD"`?)')
     opts = Options(config_path=config, sysroot=sysroot)
     try:
         prepared, report, policy = prepare_and_judge(opts, policy=policy, profile=profile)
@@ -300,7 +309,7 @@ def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = Sysro
 
     try:
         verdict = run_hook(Options(config_path=config, sysroot=sysroot), dict(os.environ))
-    except ConfigError as exc:
+    except (ConfigError, ValueError) as exc:  # ValueError: an unusable [hook] lock_file
         _die(str(exc))
     for note in verdict.notes:
         typer.echo(note, err=True)
@@ -328,12 +337,16 @@ def hook_npd(
 @app.command()
 def collect(
     output: Path = typer.Option(..., "--output", "-o", help="The bundle to write (.tar.gz)."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Write a support bundle: what the quick profile saw, secrets redacted (docs/bundle.md)."""
     from ampenv.bundle import collect as collect_bundle
     from ampenv.report.brief import VERDICTS
+
+    if output.exists() and not force:
+        _die(f"{output} exists: it is replaced only with --force")
 
     try:
         report = collect_bundle(Options(config_path=config, sysroot=sysroot), output)

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ampenv.checks import Setting
+from ampenv.checks import PROFILES, Setting
 
 if TYPE_CHECKING:
     from ampenv.checks import CheckSpec
@@ -25,6 +25,7 @@ DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
 MAX_SECONDS = 7 * 86400
 # A number of seconds for a timeout or a deadline: nan would never expire, 0 or less at once.
 SECONDS = Setting(float, None, "seconds", gt=0, le=MAX_SECONDS)
+POLICIES = ("fail-closed", "warn-only")  # of `ampenv run`
 
 # Sections whose keys are simple settings. A section validated by its own module names it as
 # "module:function" (called with the table and the file path; raises ConfigError).
@@ -38,8 +39,15 @@ SECTIONS: dict[str, dict[str, Setting] | str] = {
         ),
     },
     "run": {
-        "policy": Setting(str, "fail-closed", "fail-closed or warn-only, for `ampenv run`"),
-        "profile": Setting(str, "quick", "the profile `ampenv run` checks before the job"),
+        "policy": Setting(
+            str,
+            "fail-closed",
+            "fail-closed or warn-only, for `ampenv run`",
+            choices=POLICIES,
+        ),
+        "profile": Setting(
+            str, "quick", "the profile `ampenv run` checks before the job", choices=PROFILES
+        ),
     },
     "hook": {
         # At least 2 s: the hook keeps 1.8 s for its report and the lock, the checks get the rest.
@@ -87,7 +95,9 @@ def _type_ok(value: Any, expected: type) -> bool:
 
 
 def out_of_range(value: Any, setting: Setting) -> Optional[str]:
-    """What is wrong with a number against the setting's bounds, or None (not a number too)."""
+    """What is wrong with a value against the setting's bounds or choices, or None."""
+    if setting.choices and value not in setting.choices:
+        return f"must be one of {', '.join(setting.choices)}, got {value!r}"
     if setting.type not in (int, float):
         return None
     if not math.isfinite(value):

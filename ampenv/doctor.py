@@ -46,6 +46,10 @@ def open_session(opts: Options, env: Optional[dict[str, str]] = None) -> Session
     """Load config and checks. Raises ConfigError (a usage error) for a bad config."""
     env = dict(os.environ if env is None else env)
     sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
+    if sysroot and not os.path.isdir(sysroot):  # else every path would read as missing
+        raise config_mod.ConfigError(
+            "--sysroot or $AMPENV_SYSROOT", "", f"{sysroot} is not a folder"
+        )
     if opts.bundle:
         from ampenv.probe.bundle import BundleProbe
 

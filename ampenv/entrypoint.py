@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ampenv import envcontract
+from ampenv.config import POLICIES
 from ampenv.doctor import Options, Session, diagnose, open_session
 from ampenv.probe import Probe, cann, proc
 from ampenv.runner import Report
 
-POLICIES = ("fail-closed", "warn-only")
 # The script path arrives as $1, never spliced into the command text.
 SOURCE_AND_DUMP = 'source "$1" >/dev/null 2>&1; env -0'
 # bash's own bookkeeping, not something the script exported.

@@ -229,3 +229,14 @@ def test_every_timeout_and_deadline_setting_has_a_lower_bound():
         for key, setting in _numbers(schema).items():
             if any(w in key for w in ("timeout", "deadline", "seconds", "days", "hours", "mb")):
                 assert setting.gt is not None or setting.ge is not None, f"{where}.{key}"
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [('[run]\npolicy = "maybe"\n', "run.policy"), ('[run]\nprofile = "x"\n', "run.profile")],
+)
+def test_a_word_that_is_not_one_of_the_choices_is_refused(tmp_path, table, key):
+    cfg = tmp_path / "ampenv.toml"
+    cfg.write_text(table)
+    ran = run_ampenv("doctor", "-p", "quick", "--config", str(cfg))
+    assert ran.returncode == 2 and f"{cfg}: {key}: must be one of" in ran.stderr

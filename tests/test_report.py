@@ -128,3 +128,10 @@ def test_an_output_that_cannot_be_written_is_a_usage_error_and_leaves_no_temp(tm
 def test_unknown_format_is_a_usage_error():
     ran = run_ampenv("doctor", "-f", "yaml")
     assert ran.returncode == 2 and "unknown format" in ran.stderr
+
+
+@pytest.mark.parametrize("command", [("doctor", "-p", "quick"), ("env",), ("config", "init")])
+def test_a_sysroot_that_is_not_a_folder_is_a_usage_error(tmp_path, command):
+    ran = run_ampenv(*command, env=clean_env(AMPENV_SYSROOT=str(tmp_path / "typo")))
+    assert ran.returncode == 2 and "is not a folder" in ran.stderr, ran.stderr
+    assert "Traceback" not in ran.stderr
