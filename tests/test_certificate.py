@@ -362,3 +362,8 @@ def test_a_driver_upgrade_invalidates_the_certificate(npu_node, quick_report, tm
     _, verdict = cert.verify_node(config, Probe(sysroot=str(npu_node)), str(path))
     assert not verdict.ok
     assert verdict.reason == "fingerprint changed: driver: 24.1.rc1 → 24.1.rc2"
+
+
+def test_a_certificate_path_at_an_endless_file_is_refused_not_read_forever():
+    ran = run_ampenv("certificate", "verify", "--certificate", "/dev/zero")
+    assert ran.returncode == 1 and "larger than 1024 KiB" in ran.stdout

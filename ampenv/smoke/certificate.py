@@ -189,18 +189,23 @@ def _check_shape(path: str, body: dict[str, Any]) -> None:
             )
 
 
+MAX_BYTES = 1 << 20  # a certificate is a few KiB
+
+
 def load(path: str) -> dict[str, Any]:
     """The certificate at ``path``, checked against its digest and for the type of every field
     used later. Raises CertificateError, whatever the file holds."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(MAX_BYTES + 1)  # a path at /dev/zero must not read forever
     except FileNotFoundError:
         raise CertificateError(
             f"missing: no certificate at {path} (run `ampenv certify`)"
         ) from None
     except OSError as exc:
         raise CertificateError(f"unreadable: {path}: {exc.strerror}") from None
+    if len(raw) > MAX_BYTES:
+        raise CertificateError(f"unreadable: {path} is larger than {MAX_BYTES >> 10} KiB")
     try:
         body = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
