@@ -304,13 +304,13 @@ SPOILED = {
     "format a number": (
         "manifest.json",
         _json_member(format=1),
-        "manifest.json: 'format' is a number, expected a string",
+        "manifest.json: 'format' is 1, expected a string",
     ),
     "facts a list": ("facts.json", _replaced(b"[]"), "facts.json is a list, expected an object"),
     "facts of the wrong types": (
         "facts.json",
         _replaced(b'{"globs": 5, "which": "x", "host": [], "disk": 1}'),
-        "facts.json: 'globs' is a number, expected an object of lists of paths",
+        "facts.json: 'globs' is 5, expected an object of lists of paths",
     ),
     "which a string": (
         "facts.json",
@@ -325,7 +325,7 @@ SPOILED = {
     "disk a number": (
         "facts.json",
         _json_member(disk=1),
-        "facts.json: 'disk' is a number, expected an object of {total, free, dev} objects",
+        "facts.json: 'disk' is 1, expected an object of {total, free, dev} objects",
     ),
     "facts nested too deeply": (
         "facts.json",
@@ -337,7 +337,7 @@ SPOILED = {
         _replaced(b"[1]"),
         "env.json is a list, expected an object",
     ),
-    "env value a number": ("env.json", _json_member(PATH=1), "env.json: 'PATH' is a number"),
+    "env value a number": ("env.json", _json_member(PATH=1), "env.json: 'PATH' is 1"),
     "env not UTF-8": (
         "env.json",
         _replaced(b'{"A": "caf\xe9"}'),

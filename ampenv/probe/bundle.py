@@ -13,8 +13,9 @@ import tarfile
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
+from ampenv.jsonshape import Shape, described, integer, list_of, number, object_of, or_null, text
 from ampenv.probe import ASCEND_TOOL_DIRS, Probe
 from ampenv.probe.proc import CommandResult, Outcome
 
@@ -98,85 +99,47 @@ def _load_json(root: Path, name: str, default: Any = None) -> Any:
 
 # -- the shape of each member, checked once where it is loaded: a bundle may come from anyone,
 # and nothing later must meet a value of the wrong type (docs/bundle.md, Layout).
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object"
-
-
-def _text(v: Any) -> bool:
-    return isinstance(v, str)
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _list_of(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, list) and all(map(ok, v))
-
-
-def _object_of(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda v: isinstance(v, dict) and all(map(ok, v.values()))
-
-
-def _or_null(ok: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    return lambda v: v is None or ok(v)
-
-
-_texts = _list_of(_text)
+STRINGS = list_of(text)
 
 
 def _which(v: Any) -> bool:
     return (
         isinstance(v, dict)
-        and _text(v.get("tool"))
-        and _texts(v.get("extra_dirs"))
-        and _or_null(_text)(v.get("path"))
+        and text(v.get("tool"))
+        and STRINGS(v.get("extra_dirs"))
+        and or_null(text)(v.get("path"))
     )
 
 
 def _disk(v: Any) -> bool:
-    return isinstance(v, dict) and all(_int(v.get(k)) for k in ("total", "free", "dev"))
+    return isinstance(v, dict) and all(integer(v.get(k)) for k in ("total", "free", "dev"))
 
-
-Shape = dict[str, tuple[str, Callable[[Any], bool]]]
 
 # Each key is optional: absent, the probe answers as for a node that recorded nothing.
 FACTS: Shape = {
-    "globs": ("an object of lists of paths", _object_of(_texts)),
-    "which": ("a list of {tool, extra_dirs, path} objects", _list_of(_which)),
-    "host": ("an object of numbers, or null", _or_null(_object_of(_number))),
-    "hostname": ("a string or null", _or_null(_text)),
-    "disk": ("an object of {total, free, dev} objects or nulls", _object_of(_or_null(_disk))),
-    "mtimes": ("an object of numbers or nulls", _object_of(_or_null(_number))),
-    "distributions": ("an object of strings, or null", _or_null(_object_of(_text))),
-    "unreadable_files": ("a list of paths", _texts),
+    "globs": ("an object of lists of paths", object_of(STRINGS)),
+    "which": ("a list of {tool, extra_dirs, path} objects", list_of(_which)),
+    "host": ("an object of numbers, or null", or_null(object_of(number))),
+    "hostname": ("a string or null", or_null(text)),
+    "disk": ("an object of {total, free, dev} objects or nulls", object_of(or_null(_disk))),
+    "mtimes": ("an object of numbers or nulls", object_of(or_null(number))),
+    "distributions": ("an object of strings, or null", or_null(object_of(text))),
+    "unreadable_files": ("a list of paths", STRINGS),
 }
 MANIFEST: Shape = {
-    "format": ("a string", _text),
-    "host": ("a string or null", _or_null(_text)),
+    "format": ("a string", text),
+    "host": ("a string or null", or_null(text)),
 }
 _OUTCOMES = [o.value for o in Outcome]
 COMMAND: Shape = {
-    "argv": ("a list of strings", _texts),
-    "outcome": ("one of " + ", ".join(_OUTCOMES), lambda v: _text(v) and v in _OUTCOMES),
-    "returncode": ("an integer or null", _or_null(_int)),
-    "stdout": ("a string", _text),
-    "stderr": ("a string", _text),
-    "duration_s": ("a number", _number),
-    "timeout_s": ("a number", _number),
-    "error": ("a string", _text),
+    "argv": ("a list of strings", STRINGS),
+    "outcome": ("one of " + ", ".join(_OUTCOMES), lambda v: text(v) and v in _OUTCOMES),
+    "returncode": ("an integer or null", or_null(integer)),
+    "stdout": ("a string", text),
+    "stderr": ("a string", text),
+    "duration_s": ("a number", number),
+    "timeout_s": ("a number", number),
+    "error": ("a string", text),
 }
 
 
@@ -184,16 +147,13 @@ def _checked(name: str, data: Any, shape: Shape, required: tuple[str, ...] = ())
     """``data`` when it is an object whose keys have the types ``shape`` gives (those in
     ``required`` present); else BundleError naming the member and the key."""
     if not isinstance(data, dict):
-        raise BundleError(f"{name} is {_kind(data)}, expected an object")
+        raise BundleError(f"{name} is {described(data)}, expected an object")
     for key in required:
         if key not in data:
             raise BundleError(f"{name} has no {key!r}")
     for key, (expected, ok) in shape.items():
         if key in data and not ok(data[key]):
-            shown = repr(data[key]) if _text(data[key]) and len(data[key]) <= 40 else None
-            raise BundleError(
-                f"{name}: {key!r} is {shown or _kind(data[key])}, expected {expected}"
-            )
+            raise BundleError(f"{name}: {key!r} is {described(data[key])}, expected {expected}")
     return data
 
 
@@ -230,7 +190,7 @@ class BundleProbe(Probe):
             (root / "files").mkdir()
         env = _load_json(root, "env.json", {})
         keys = env if isinstance(env, dict) else ()
-        _checked("env.json", env, {key: ("a string", _text) for key in keys})
+        _checked("env.json", env, {key: ("a string", text) for key in keys})
         super().__init__(sysroot=str(root / "files"), env=env)
         self.facts = _checked("facts.json", _load_json(root, "facts.json"), FACTS)
         report = _load_json(root, "report.json", {})
@@ -245,8 +205,8 @@ class BundleProbe(Probe):
         # normpath folds "/.." at the root, so no system path leaves the bundle's files.
         return Path(self.sysroot + posixpath.normpath("/" + p))
 
-    def read_text(self, p: str, limit: int = 1 << 20) -> Optional[str]:
-        return None if p in self._unreadable else super().read_text(p, limit)
+    def readtext(self, p: str, limit: int = 1 << 20) -> Optional[str]:
+        return None if p in self._unreadable else super().readtext(p, limit)
 
     def mtime(self, p: str) -> Optional[float]:
         # The extracted member's own mtime is the extraction's: the recorded one is the node's.

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ampenv import __version__
 from ampenv.atomic import write_text
 from ampenv.checks import Status
+from ampenv.jsonshape import described, obj, or_null, text
 from ampenv.probe.fingerprint import changes, fingerprint
 
 if TYPE_CHECKING:
@@ -130,19 +131,6 @@ def revoke(path: str) -> bool:
 _MISSING = object()
 
 
-def _shown(value: Any) -> str:
-    """A JSON value in a few words, on one line, for a reason a prolog shows."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)[:40]
-    if isinstance(value, str):
-        return repr(value) if len(value) <= 40 else repr(value[:40]) + "…"
-    return "a list" if isinstance(value, list) else "an object"
-
-
 def _is_stamp(value: Any) -> bool:
     if not isinstance(value, str):
         return False
@@ -155,7 +143,7 @@ def _is_stamp(value: Any) -> bool:
 
 # What verify and `certificate show` read, and what each must be. A certificate may come from
 # anyone: it is checked here, once, so nothing later meets a field of the wrong type.
-_TEXT = ("a string", lambda v: isinstance(v, str))
+_TEXT = ("a string", text)
 _STAMP = ("a time with its UTC offset, like 2026-01-31T08:00:00Z", _is_stamp)
 _FIELDS = {
     "node": _TEXT,
@@ -164,10 +152,10 @@ _FIELDS = {
     "ampenv_version": _TEXT,
     "issued_at": _STAMP,
     "expires_at": _STAMP,
-    "fingerprint": ("an object", lambda v: isinstance(v, dict)),
-    "smoke": ("an object or null", lambda v: v is None or isinstance(v, dict)),
+    "fingerprint": ("an object", obj),
+    "smoke": ("an object or null", or_null(obj)),
     "smoke.summary": _TEXT,
-    "smoke.metrics": ("an object", lambda v: isinstance(v, dict)),
+    "smoke.metrics": ("an object", obj),
 }
 
 
@@ -184,7 +172,7 @@ def _check_shape(path: str, body: dict[str, Any]) -> None:
             raise CertificateError(f"unreadable: {path} is malformed: {field!r} is missing")
         if not ok(value):
             raise CertificateError(
-                f"unreadable: {path} is malformed: {field!r} is {_shown(value)}, "
+                f"unreadable: {path} is malformed: {field!r} is {described(value)}, "
                 f"expected {expected}"
             )
 
