@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 if TYPE_CHECKING:
-    from ampenv.config import Config
+    from ampenv.core.config import Config
     from ampenv.probe import Probe
 
 PROFILES = ("quick", "full", "certify")

@@ -11,9 +11,9 @@ from typing import Optional
 import typer
 
 from ampenv import __version__
-from ampenv.config import SECONDS, ConfigError, out_of_range
-from ampenv.doctor import Options, Session, diagnose, open_session
-from ampenv.runner import Report
+from ampenv.core.config import SECONDS, ConfigError, out_of_range
+from ampenv.core.runner import Report
+from ampenv.core.session import Options, Session, diagnose, open_session
 
 app = typer.Typer(
     add_completion=False,
@@ -73,7 +73,7 @@ def emit(text: str, output: Optional[Path]) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from ampenv.atomic import write_text
+    from ampenv.util.atomic import write_text
 
     try:
         write_text(output, text)
@@ -184,7 +184,7 @@ def config_init(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Write a commented ampenv.toml baseline captured from this (healthy) node."""
-    from ampenv.config import baseline
+    from ampenv.core.config import baseline
 
     if output is not None and output.exists() and not force:
         _die(f"{output} exists: a site's config is not replaced without --force")
@@ -210,7 +210,7 @@ def clean(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Remove stale caches and old logs, safely: a dry run unless --yes."""
-    from ampenv import cache
+    from ampenv.probe import caches as cache
     from ampenv.report.clean import FORMATS, render
 
     if yes and dry_run:
@@ -247,7 +247,7 @@ def _certified(session: Session, certificate: Optional[str] = None) -> Optional[
     bundle: the certificate lives on the node, not in the bundle)."""
     if session.probe.offline:
         return None
-    from ampenv.smoke.certificate import verify_node
+    from ampenv.integrations.certificate import verify_node
 
     return verify_node(session.config, session.probe, certificate)[1].ok
 
@@ -260,8 +260,8 @@ def export_textfile(
     the verdict was healthy: an unhealthy node must not read as a usage error."""
     if directory is None:
         return
+    from ampenv.integrations.textfile import write_textfile
     from ampenv.report import render
-    from ampenv.textfile import write_textfile
 
     try:
         write_textfile(directory, render(report, "prometheus", certified=certified))
@@ -282,7 +282,7 @@ def run(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Container entrypoint: prepare the CANN environment, check the node, then exec CMD."""
-    from ampenv.entrypoint import exec_job, gate, prepare_and_judge
+    from ampenv.integrations.entrypoint import exec_job, gate, prepare_and_judge
     from ampenv.report.brief import render as brief
 
     if not cmd[0]:
@@ -305,7 +305,7 @@ def run(
 def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = SysrootOpt) -> None:
     """Prolog / HealthCheckProgram: quick profile + certificate verify within [hook] timeout;
     one line `ampenv: <check>: <summary>` and a non-zero exit on failure."""
-    from ampenv.hooks.slurm import run_hook
+    from ampenv.integrations.slurm import run_hook
 
     try:
         verdict = run_hook(Options(config_path=config, sysroot=sysroot), dict(os.environ))
@@ -327,7 +327,7 @@ def hook_npd(
     ),
 ) -> None:
     """node-problem-detector plugin: exit 0 OK, 1 NonOK, 2 Unknown; <= 80 bytes on stdout."""
-    from ampenv.hooks.npd import run_plugin
+    from ampenv.integrations.npd_plugin import run_plugin
 
     code, message = run_plugin(Options(config_path=config, sysroot=sysroot), timeout)
     sys.stdout.write(message + "\n")
@@ -342,7 +342,7 @@ def collect(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Write a support bundle: what the quick profile saw, secrets redacted (docs/bundle.md)."""
-    from ampenv.bundle import collect as collect_bundle
+    from ampenv.integrations.collect import collect as collect_bundle
     from ampenv.report.brief import VERDICTS
 
     if output.exists() and not force:
@@ -368,7 +368,7 @@ def env_command(
 ) -> None:
     """Judge the Ascend and HCCL variables and the cluster's contract (the env table of
     ampenv.toml); with --export, print the shell lines that satisfy the contract, for `eval`."""
-    from ampenv.envcontract import export_script
+    from ampenv.knowledge.envcontract import export_script
     from ampenv.report import render
 
     opts = Options(profile="quick", only=["env"], config_path=config, sysroot=sysroot)
@@ -412,8 +412,8 @@ def certify(
 ) -> None:
     """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
     write its certificate; a node that does not pass loses its old one."""
+    from ampenv.integrations.certificate import resolve_path, settle
     from ampenv.report import FORMATS, render
-    from ampenv.smoke.certificate import resolve_path, settle
 
     if fmt not in FORMATS:
         _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -447,9 +447,9 @@ def certify(
 
 def _verify_certificate(certificate: Optional[str], config: Optional[str], sysroot: Optional[str]):
     """Config and probe without loading any check: verify must answer in milliseconds."""
-    from ampenv.config import load
+    from ampenv.core.config import load
+    from ampenv.integrations.certificate import verify_node
     from ampenv.probe import Probe
-    from ampenv.smoke.certificate import verify_node
 
     env = dict(os.environ)
     root = sysroot if sysroot is not None else env.get("AMPENV_SYSROOT", "")
@@ -483,7 +483,7 @@ def certificate_show(
     """Print the certificate and whether it is valid on this node now (exit as verify)."""
     import json
 
-    from ampenv.report.certificate import render
+    from ampenv.report.certificate_view import render
 
     if fmt not in ("text", "json"):
         _die(f"unknown format {fmt!r}: use text or json")

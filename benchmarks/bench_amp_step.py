@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from ampenv import amp
-from ampenv.smoke.resnet50 import resnet50
+from ampenv.active.smoke.resnet50 import resnet50
 
 Step = Callable[[], float]
 

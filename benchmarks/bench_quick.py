@@ -4,8 +4,8 @@ and `ampenv certificate verify` (what a Slurm prolog runs before every job).
 Both doctor commands run as whole processes, alternating, N times each; the medians are compared
 in the same run so machine noise hits both alike. `certificate verify` is timed against a real,
 valid certificate: one written for this node in a temporary folder with the API of
-ampenv/smoke/certificate.py from a quick report (no certify run; verify reads and judges it the
-same way). Usage: python benchmarks/bench_quick.py [-n 7]
+ampenv/integrations/certificate.py from a quick report (no certify run; verify reads and
+judges it the same way). Usage: python benchmarks/bench_quick.py [-n 7]
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def imports_of_cli() -> list[str]:
 def write_certificate(path: str) -> None:
     """A valid certificate for this node, as `ampenv certify` writes it (from a quick report:
     verify checks the digest, the dates and the fingerprint, not which checks ran)."""
-    from ampenv.doctor import Options, diagnose, open_session
-    from ampenv.smoke import certificate
+    from ampenv.core.session import Options, diagnose, open_session
+    from ampenv.integrations import certificate
 
     opts = Options(profile="quick")
     session = open_session(opts)

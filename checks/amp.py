@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ampenv.active import child
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
-from ampenv.probe import child
 
-MODULE = "ampenv.probe.amp_child"
+MODULE = "ampenv.active.amp_selftest"
 NATIVE = {True: "native", False: "emulated", None: "native or not: unknown"}
 STACK_HINT = "ampenv doctor --only python.stack -v (torch and torch_npu must match CANN)"
 

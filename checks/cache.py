@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ampenv import cache, logscan
-from ampenv.cache import Inventory, Place, count, human_bytes, iso
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
+from ampenv.probe import caches as cache
+from ampenv.probe import logs as logscan
+from ampenv.probe.caches import Inventory, Place, count, human_bytes, iso
 
 FIX = logscan.CLEAR_CACHES
 OFFLINE = (
@@ -96,7 +97,7 @@ def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
     remedies=(
         FIX,
         "point a variable that names /, a home or a system folder at a folder of its own",
-        "the remedy of each log signature (see `ampenv.logscan.SIGNATURES`)",
+        "the remedy of each log signature (see `ampenv.probe.logs.SIGNATURES`)",
     ),
     settings={
         "scan_seconds": Setting(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
-from ampenv.probe import cann, compat
+from ampenv.knowledge import compat
+from ampenv.probe import cann
 
 
 def _sourced(ctx: CheckContext, found: cann.Discovery, toolkit: cann.Toolkit) -> Finding:

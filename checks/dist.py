@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from ampenv.active.collective import BACKENDS
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.dist import BACKENDS
 
 if TYPE_CHECKING:
-    from ampenv.dist import launch as dist_launch
+    from ampenv.active.collective import launch as dist_launch
 
 DTYPES = ("float32", "float16", "bfloat16")
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -242,7 +242,7 @@ def allreduce(ctx: CheckContext) -> Result:
     (algbw × 2(n−1)/n) over a size sweep meets the chip's threshold."""
     # Imported here, not at the top: a certify-only check must not slow down loading the
     # registry, which every quick run does.
-    from ampenv.dist import launch as dist_launch
+    from ampenv.active.collective import launch as dist_launch
     from ampenv.probe.distenv import job_rank, visible_devices
 
     settings = ctx.settings

@@ -1,9 +1,10 @@
 """env.*: the Ascend runtime and HCCL variables of this environment.
 
-Every variable that is set is judged by its rule (ampenv/envrules.py), on any node: an NPU
+Every variable that is set is judged by its rule (ampenv/knowledge/envrules.py), on any node: an NPU
 node, a CPU machine or a container build. Ranges that depend on the chip apply when the chip is
 known (npu-smi, else ``expected_chip`` of npu.devices in ampenv.toml). Then the cluster's
-contract (``[env]`` in ampenv.toml, ampenv/envcontract.py) is checked: required values, ranges,
+contract (``[env]`` in ampenv.toml, ampenv/knowledge/envcontract.py) is
+checked: required values, ranges,
 forbidden tokens and variables required on multi-node jobs.
 """
 
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 import difflib
 
-from ampenv import envcontract, envrules
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
+from ampenv.knowledge import envcontract, envrules
 from ampenv.probe import chips
-from ampenv.redact import redact
+from ampenv.util.redact import redact
 
 LABELS = {"npu": "Ascend", "hccl": "HCCL"}
 WHY = (

@@ -9,7 +9,8 @@ import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.probe import cann, compat, devnodes, npusmi, packages
+from ampenv.knowledge import compat
+from ampenv.probe import cann, devnodes, npusmi, packages
 from ampenv.probe.distinfo import canonical as canonicalize_name
 from ampenv.probe.proc import Outcome
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 TORCH, TORCH_NPU = "torch", "torch-npu"
 AUTOLOAD_OFF = "export TORCH_DEVICE_BACKEND_AUTOLOAD=0"
 AUTOLOAD_GROUP = "torch.backends"  # entry points torch >= 2.5 imports on `import torch`
-CHILD = "ampenv.probe.torch_child"
+CHILD = "ampenv.active.import_probe"
 
 # What a failed import prints (full profile only): patterns, compiled by re on first use.
 MISSING_LIB = r"(\S+\.so(?:\.[\w.]+)?): cannot open shared object file"
@@ -343,7 +344,7 @@ def _import(
     fix_torch: str,
     facts: dict[str, Any],
 ) -> list[Finding]:
-    from ampenv.probe.child import run_module, tail  # the full profile's child: not at load
+    from ampenv.active.child import run_module, tail  # the full profile's child: not at load
 
     timeout = ctx.timeout_left(float(ctx.settings["import_timeout"]))
     with_npu = npu is not None and not _cpu_only(ctx)

@@ -74,7 +74,8 @@ def smoke_resnet50(ctx: CheckContext) -> Result:
     overflow on every step; its speedup and memory saving are compared with what the device
     should give."""
     # Imported here: loading the registry (every quick run) must not pay for certify's modules.
-    from ampenv.smoke import runner, verdict
+    from ampenv.active.smoke import parent as runner
+    from ampenv.active.smoke import verdict
 
     if ctx.probe.distribution_version("torch") is None:
         return Result.skip("torch is not installed: nothing to train with")

@@ -7,10 +7,10 @@ import time
 from types import ModuleType
 from typing import Optional
 
-from ampenv import config as config_mod
 from ampenv.checks import CheckContext, CheckSpec, Context, Result
+from ampenv.core import config as config_mod
+from ampenv.core.registry import builtin_dir
 from ampenv.probe import Probe
-from ampenv.registry import builtin_dir
 
 
 def load_module(family_file: str) -> ModuleType:

@@ -11,11 +11,12 @@ import time
 import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 
+from ampenv.active import child
 from ampenv.checks import CheckContext, Context, Status
-from ampenv.config import parse
-from ampenv.probe import Probe, child
+from ampenv.core.config import parse
+from ampenv.core.registry import discover
+from ampenv.probe import Probe
 from ampenv.probe.proc import CommandResult, Outcome
-from ampenv.registry import discover
 
 PAYLOAD = json.loads((FIXTURES / "smoke" / "amp_child_cpu_avx2.json").read_text())
 CPUINFO = FIXTURES / "smoke" / "cpuinfo_amd_epyc_2cpu_avx2.txt"

@@ -19,9 +19,9 @@ import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import calls, fake_tool, path_with
 
+from ampenv.core.runner import OFFLINE_ACTIVE
 from ampenv.probe import bundle as bundle_mod
 from ampenv.probe.bundle import BundleError, BundleProbe
-from ampenv.runner import OFFLINE_ACTIVE
 
 VERSIONS = FIXTURES / "version-files"
 IDLE_910B2 = FIXTURES / "npu-smi" / "910b2_8dev_idle_23.0.7.txt"
@@ -117,7 +117,7 @@ def test_the_bundle_holds_outputs_version_files_packages_and_a_redacted_environm
         names = set(tar.getnames())
         assert all(m.isfile() for m in tar.getmembers())
     manifest = json.loads(read_member(bundle, "manifest.json"))
-    assert manifest["format"] == "ampenv.bundle/1"
+    assert manifest["format"] == "ampenv.integrations.collect/1"
     assert read_member(bundle, "files/usr/local/Ascend/driver/version.info").decode() == (
         DRIVER_INFO.read_text()
     )

@@ -14,8 +14,8 @@ import pytest
 from cachenode import HOME, TOOLKIT_INFO, at, node_env, plant_files, plant_toolkit
 from conftest import FIXTURES, run_ampenv
 
-from ampenv import cache
 from ampenv.probe import Probe
+from ampenv.probe import caches as cache
 
 ATC = f"{HOME}/atc_data"
 OLD = {"op_old/Add_1.o": b"\x7fELF" * 64, "op_old/Add_1.json": b"{}"}  # 258 bytes

@@ -14,8 +14,9 @@ import pytest
 from cachenode import HOME, age, at, digest, node_env, plant_files, plant_sentinel, plant_toolkit
 from conftest import run_ampenv
 
-from ampenv import cache, saferm
 from ampenv.probe import Probe
+from ampenv.probe import caches as cache
+from ampenv.util import saferm
 
 ATC = f"{HOME}/atc_data"  # the default compile cache
 OLD = {"op_old/Add_1.o": b"\x7fELF" * 64, "op_old/Add_1.json": b"{}"}

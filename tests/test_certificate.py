@@ -17,11 +17,11 @@ import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 
 from ampenv.checks import Status
-from ampenv.config import parse
-from ampenv.doctor import Options, diagnose
+from ampenv.core.config import parse
+from ampenv.core.session import Options, diagnose
+from ampenv.integrations import certificate as cert
 from ampenv.probe import Probe
 from ampenv.probe.fingerprint import fingerprint
-from ampenv.smoke import certificate as cert
 
 VERSIONS = FIXTURES / "version-files"
 TOOLKIT = "/usr/local/Ascend/ascend-toolkit"
@@ -129,7 +129,7 @@ def test_verify_imports_no_torch(issued):
     )
     assert ran.returncode == 0, ran.stdout + ran.stderr
     imported = {ln.rsplit("|", 1)[1].strip() for ln in ran.stderr.splitlines() if "|" in ln}
-    assert "ampenv.smoke.certificate" in imported
+    assert "ampenv.integrations.certificate" in imported
     assert not {m for m in imported if m == "torch" or m.startswith("torch.")}
 
 

@@ -7,8 +7,8 @@ import os
 import pytest
 from conftest import clean_env, run_ampenv
 
-from ampenv import config
 from ampenv.checks import Setting
+from ampenv.core import config
 
 
 def test_lookup_order(tmp_path, sysroot):
@@ -206,7 +206,7 @@ def _numbers(schema: dict[str, Setting]) -> dict[str, Setting]:
 
 
 def test_every_built_in_number_has_a_default_within_its_bounds():
-    from ampenv.registry import discover
+    from ampenv.core.registry import discover
 
     schemas = {name: s for name, s in config.SECTIONS.items() if isinstance(s, dict)}
     specs = discover(clean_env()).checks
@@ -221,7 +221,7 @@ def test_every_built_in_number_has_a_default_within_its_bounds():
 
 def test_every_timeout_and_deadline_setting_has_a_lower_bound():
     """A timeout with no floor is the bug this guards against: nan, 0 or -1 hang or time out."""
-    from ampenv.registry import discover
+    from ampenv.core.registry import discover
 
     schemas = {name: s for name, s in config.SECTIONS.items() if isinstance(s, dict)}
     schemas.update({i: spec.settings for i, spec in discover(clean_env()).checks.items()})

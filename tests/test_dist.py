@@ -20,12 +20,12 @@ from conftest import FIXTURES, clean_env, run_ampenv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ampenv import config as config_mod
+from ampenv.active.collective import BACKENDS, bus_bandwidth, launch
 from ampenv.checks import CheckContext, Context, Status
-from ampenv.dist import BACKENDS, bus_bandwidth, launch
+from ampenv.core import config as config_mod
+from ampenv.core.registry import builtin_dir
 from ampenv.probe import Probe
 from ampenv.probe.distenv import job_rank, visible_devices
-from ampenv.registry import builtin_dir
 
 DIST = FIXTURES / "dist"
 RECORDED = json.loads((DIST / "gloo_2rank_cpu_payloads.json").read_text())
@@ -53,7 +53,7 @@ def test_busbw_is_algbw_times_the_nccl_tests_factor():
 @settings(deadline=None)  # the first example imports torch
 @given(world=st.integers(1, 70), elements=st.integers(1, 40))
 def test_expected_sum_is_the_sum_of_every_ranks_pattern(world, elements):
-    from ampenv.dist.worker import PERIOD, expected_sum
+    from ampenv.active.collective.worker import PERIOD, expected_sum
 
     brute = [sum((i + r) % PERIOD + 1 for r in range(world)) for i in range(elements)]
     assert expected_sum(elements, world).tolist() == brute
@@ -63,7 +63,7 @@ def test_expected_sum_is_the_sum_of_every_ranks_pattern(world, elements):
 def test_pattern_sums_stay_exact_in_low_precision_up_to_the_stated_world(dtype, world):
     import torch
 
-    from ampenv.dist.worker import DTYPES, PERIOD, expected_sum
+    from ampenv.active.collective.worker import DTYPES, PERIOD, expected_sum
 
     index = torch.arange(1027)
     total = torch.zeros(1027, dtype=DTYPES[dtype])
@@ -87,7 +87,7 @@ def one_rank_group(tmp_path):
 def test_a_corrupted_sum_is_counted_wrong_nan_included(one_rank_group, monkeypatch, bad):
     import torch
 
-    from ampenv.dist import worker
+    from ampenv.active.collective import worker
 
     row = worker.check_allreduce("float32", 1027, torch.device("cpu"), 0, 1, worker.Stages())
     assert row["wrong"] == 0
@@ -325,7 +325,7 @@ def _leftovers(run_id: str) -> list[str]:
     found = []
     for p in psutil.process_iter(["cmdline"]):
         cmdline = " ".join(p.info["cmdline"] or [])
-        if "ampenv.dist.worker" in cmdline and run_id in cmdline:
+        if "ampenv.active.collective.worker" in cmdline and run_id in cmdline:
             found.append(cmdline)
     return found
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 
-from ampenv.entrypoint import parse_env0
+from ampenv.integrations.entrypoint import parse_env0
 
 VERSIONS = FIXTURES / "version-files"
 TOOLKIT = "/usr/local/Ascend/ascend-toolkit"

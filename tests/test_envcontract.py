@@ -10,8 +10,8 @@ import pytest
 from conftest import REPO, clean_env, run_ampenv
 
 from ampenv.checks import Status
-from ampenv.config import ConfigError
-from ampenv.envcontract import JobShape, Term, export_lines, job_shape, judge, validate
+from ampenv.core.config import ConfigError
+from ampenv.knowledge.envcontract import JobShape, Term, export_lines, job_shape, judge, validate
 
 SINGLE = JobShape(False, "test: single node")
 MULTI = JobShape(True, "test: SLURM_NNODES=2")

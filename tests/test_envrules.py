@@ -14,13 +14,13 @@ from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import fake_tool, path_with
 from judge import load_checks
 
-from ampenv import config as config_mod
-from ampenv import envrules
 from ampenv.checks import CheckContext, Context, Result, Status
-from ampenv.envrules import RULES, UNKNOWN, Node, judge
+from ampenv.core import config as config_mod
+from ampenv.knowledge import envrules
+from ampenv.knowledge.envrules import RULES, UNKNOWN, Node, judge
 from ampenv.probe import Probe
 from ampenv.probe.chips import computes_in, family
-from ampenv.redact import REDACTED, redact
+from ampenv.util.redact import REDACTED, redact
 
 SMI = FIXTURES / "npu-smi"
 PASS, WARN, FAIL = Status.PASS, Status.WARN, Status.FAIL

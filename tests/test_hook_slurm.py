@@ -21,10 +21,10 @@ import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import calls, fake_tool, path_with
 
-from ampenv.hooks.slurm import opted_out, parse_show_node
+from ampenv.core.runner import Report
+from ampenv.integrations import certificate
+from ampenv.integrations.slurm import opted_out, parse_show_node
 from ampenv.probe import Probe
-from ampenv.runner import Report
-from ampenv.smoke import certificate
 
 IDLE = FIXTURES / "slurm" / "show_node_idle_20.11.9.txt"
 ADMIN_DRAINED = FIXTURES / "slurm" / "show_node_down_drain_21.08.3.txt"

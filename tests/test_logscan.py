@@ -12,8 +12,8 @@ import pytest
 from cachenode import age
 from conftest import FIXTURES
 
-from ampenv import logscan
 from ampenv.probe import Probe, tail
+from ampenv.probe import logs as logscan
 
 LOGS = FIXTURES / "logs"
 

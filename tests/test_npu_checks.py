@@ -28,12 +28,12 @@ import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import Reply, calls, fake_tool, path_with
 
-from ampenv import config as config_mod
 from ampenv.checks import CheckContext, Context, Result, Status
+from ampenv.core import config as config_mod
+from ampenv.core.registry import builtin_dir
 from ampenv.probe import Probe, devnodes, driver
 from ampenv.probe.npusmi import Holder
 from ampenv.probe.pids import Liveness, PidState
-from ampenv.registry import builtin_dir
 
 SMI = FIXTURES / "npu-smi"
 VERSIONS = FIXTURES / "version-files"

@@ -16,7 +16,7 @@ BUILTIN = sorted(p.stem for p in (REPO / "checks").glob("*.py") if not p.name.st
 def test_the_cli_and_the_quick_profile_import_neither_torch_nor_numpy():
     code = (
         "import sys, ampenv.cli\n"
-        "from ampenv.doctor import Options, diagnose\n"
+        "from ampenv.core.session import Options, diagnose\n"
         "diagnose(Options(profile='quick'))\n"
         "print(sorted(m for m in ('torch', 'numpy') if m in sys.modules))\n"
     )

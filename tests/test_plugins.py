@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import clean_env, run_ampenv
 
-from ampenv.registry import discover
+from ampenv.core.registry import discover
 
 GOOD = """
 from ampenv.checks import Result, check

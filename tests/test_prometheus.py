@@ -9,10 +9,10 @@ from conftest import clean_env, run_ampenv
 from prometheus_client.parser import text_string_to_metric_families
 
 from ampenv.checks import Status
+from ampenv.core.runner import CheckRun, Report
+from ampenv.integrations import certificate
 from ampenv.probe import Probe
 from ampenv.report import render
-from ampenv.runner import CheckRun, Report
-from ampenv.smoke import certificate
 
 SMOKE_METRICS = {"amp_img_per_s": 41.5, "amp_speedup": 1.92, "overflow_steps": 0}
 

@@ -28,12 +28,12 @@ from judge import judge, load_checks, load_module
 from test_cann import INFO_81, LEGACY, plant_legacy
 
 from ampenv.checks import Status
+from ampenv.knowledge import compat
 from ampenv.probe import (
     GPU_NAMES_TIMEOUT,
     Backend,
     Probe,
     cann,
-    compat,
     detect_backend,
     packages,
 )

@@ -17,9 +17,9 @@ from ampenv.probe import Probe, _linux_host
 # certify-only code, the clean command's process scan, and ~35 ms of packaging that only a
 # parsed requirement needs.
 NOT_AT_LOAD = (
-    "ampenv.dist.launch",
-    "ampenv.smoke.runner",
-    "ampenv.smoke.verdict",
+    "ampenv.active.collective.launch",
+    "ampenv.active.smoke.parent",
+    "ampenv.active.smoke.verdict",
     "ampenv.probe.cpuinfo",
     "ampenv.probe.elf",
     "packaging.requirements",
@@ -29,13 +29,18 @@ NOT_AT_LOAD = (
     "torch",
     "numpy",
 )
-NOT_IN_QUICK_RUN = ("ampenv.dist.launch", "ampenv.smoke.runner", "ampenv.probe.elf", "torch")
+NOT_IN_QUICK_RUN = (
+    "ampenv.active.collective.launch",
+    "ampenv.active.smoke.parent",
+    "ampenv.probe.elf",
+    "torch",
+)
 
 
 def _imported_after(step: str) -> list[str]:
     code = (
         "import os, sys\n"
-        "from ampenv.doctor import Options, diagnose, open_session\n"
+        "from ampenv.core.session import Options, diagnose, open_session\n"
         "opts = Options(profile='quick', config_path=os.devnull)\n"
         "session = open_session(opts)\n"
         f"{step}\n"

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from ampenv.smoke.resnet50 import Bottleneck, resnet50  # noqa: E402
+from ampenv.active.smoke.resnet50 import Bottleneck, resnet50  # noqa: E402
 
 
 def test_parameter_count_matches_torchvision():

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from ampenv.checks import Context, Result, Setting, Status, check
-from ampenv.config import Config, parse
+from ampenv.core.config import Config, parse
+from ampenv.core.registry import Registry
+from ampenv.core.runner import run
 from ampenv.probe import Probe
-from ampenv.registry import Registry
-from ampenv.runner import run
 
 
 def run_checks(*specs, profile="quick", config=None, deadline=30.0, **kw):
@@ -186,7 +186,7 @@ def test_check_settings_reach_the_check():
     ],
 )
 def test_bad_check_settings_name_the_file_and_key(text, key):
-    from ampenv.config import ConfigError
+    from ampenv.core.config import ConfigError
 
     spec = check("t.settings", title="s", settings={"limit": Setting(int, 3, "l")})(
         lambda ctx: Result.ok("x")

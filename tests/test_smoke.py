@@ -15,8 +15,9 @@ import psutil
 import pytest
 from conftest import FIXTURES, Ran, clean_env
 
+from ampenv.active.smoke import parent as runner
+from ampenv.active.smoke import verdict
 from ampenv.checks import Status
-from ampenv.smoke import runner, verdict
 
 RUNS = json.loads((FIXTURES / "smoke" / "cpu_default_runs.json").read_text())
 CONTRACT_METRICS = {

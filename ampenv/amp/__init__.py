@@ -32,8 +32,8 @@ from .policy import (
     register_float_function,
     register_half_function,
 )
-from .probe import functional_probe
 from .scaler import DynamicLossScaler, LossScaler, StaticLossScaler
+from .selftest import functional_probe
 
 __all__ = [
     "OPT_LEVELS",

@@ -1,7 +1,7 @@
 """The reading side of support bundles: :class:`BundleProbe` answers every primitive a check
-asks from what ``ampenv collect`` recorded (see ampenv/bundle.py and docs/bundle.md), and runs
-nothing. Extraction refuses anything but regular files and folders, within limits: a bundle may
-come from anyone.
+asks from what ``ampenv collect`` recorded (see ampenv/integrations/collect.py and
+docs/bundle.md), and runs nothing. Extraction refuses anything but regular files and folders,
+within limits: a bundle may come from anyone.
 """
 
 from __future__ import annotations
@@ -15,11 +15,20 @@ import zlib
 from pathlib import Path
 from typing import Any, Optional
 
-from ampenv.jsonshape import Shape, described, integer, list_of, number, object_of, or_null, text
 from ampenv.probe import ASCEND_TOOL_DIRS, Probe
 from ampenv.probe.proc import CommandResult, Outcome
+from ampenv.util.jsonshape import (
+    Shape,
+    described,
+    integer,
+    list_of,
+    number,
+    object_of,
+    or_null,
+    text,
+)
 
-FORMAT = "ampenv.bundle/1"
+FORMAT = "ampenv.integrations.collect/1"
 MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 64 << 20
 MAX_TOTAL_BYTES = 512 << 20

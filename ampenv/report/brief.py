@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ampenv.checks import Status
-from ampenv.runner import CheckRun, Report
+from ampenv.core.runner import CheckRun, Report
 
 VERDICTS = {0: "healthy", 1: "unhealthy", 3: "could not judge"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ampenv.cache import CleanResult, Item, count, human_bytes
+from ampenv.probe.caches import CleanResult, Item, count, human_bytes
 
 SCHEMA = "ampenv.clean/1"
 FORMATS = ("text", "json")

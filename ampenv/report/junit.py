@@ -6,7 +6,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from ampenv.checks import Status
-from ampenv.runner import Report
+from ampenv.core.runner import Report
 
 
 def render(report: Report, **_: Any) -> str:

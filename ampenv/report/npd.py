@@ -7,8 +7,8 @@ character boundary here, newline included.
 
 from __future__ import annotations
 
+from ampenv.core.runner import Report
 from ampenv.report.brief import headline
-from ampenv.runner import Report
 
 MAX_BYTES = 80
 ELLIPSIS = "..."

@@ -13,7 +13,7 @@ import re
 from typing import Optional
 
 from ampenv.checks import Status
-from ampenv.runner import Report
+from ampenv.core.runner import Report
 
 PREFIX = "ampenv_"
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ampenv.checks import Status
-from ampenv.runner import Report
+from ampenv.core.runner import Report
 
 MARKS = {
     Status.PASS: "[✓]",

@@ -20,15 +20,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv import __version__
-from ampenv.atomic import write_text
 from ampenv.checks import Status
-from ampenv.jsonshape import described, obj, or_null, text
 from ampenv.probe.fingerprint import changes, fingerprint
+from ampenv.util.atomic import write_text
+from ampenv.util.jsonshape import described, obj, or_null, text
 
 if TYPE_CHECKING:
-    from ampenv.config import Config
+    from ampenv.core.config import Config
+    from ampenv.core.runner import Report
     from ampenv.probe import Probe
-    from ampenv.runner import Report
 
 SCHEMA = "ampenv.certificate/1"
 ENV_PATH = "AMPENV_CERTIFICATE"

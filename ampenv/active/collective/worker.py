@@ -1,11 +1,11 @@
-"""One rank of the collective check, run as ``python -m ampenv.dist.worker``; the only module of
-``ampenv.dist`` that imports torch.
+"""One rank of the collective check, run as ``python -m ampenv.active.collective.worker``;
+the only module of ``ampenv.active.collective`` that imports torch.
 
 Its place comes from the env:// contract (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 MASTER_PORT), set by ampenv's launcher or by torchrun / srun. It checks that all-reduce sums
 exactly for several dtypes and sizes, sweeps sizes for bandwidth, gathers every rank's result on
 rank 0 and hands its own (plus, on rank 0, everyone's) to the parent with
-:func:`ampenv.probe.child.emit`. Before each step it writes a stage line to stderr, so whoever
+:func:`ampenv.active.child.emit`. Before each step it writes a stage line to stderr, so whoever
 watches can tell which rank stopped where.
 """
 
@@ -24,9 +24,9 @@ from typing import Any, Optional
 import torch
 import torch.distributed as dist
 
-from ampenv.dist import FAULT_ENV, STAGE_MARKER, bus_bandwidth
+from ampenv.active.child import emit
+from ampenv.active.collective import FAULT_ENV, STAGE_MARKER, bus_bandwidth
 from ampenv.probe import chips
-from ampenv.probe.child import emit
 
 # Element counts of the correctness pass: odd, so chunks split unevenly across ranks, from one
 # element to ~4 MiB of fp32.
@@ -176,7 +176,7 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     def ints(text: str) -> list[int]:
         return [int(v) for v in text.split(",") if v]
 
-    p = argparse.ArgumentParser(prog="python -m ampenv.dist.worker")
+    p = argparse.ArgumentParser(prog="python -m ampenv.active.collective.worker")
     p.add_argument("--backend", choices=("gloo", "nccl", "hccl"), required=True)
     p.add_argument("--sizes", type=ints, required=True, help="bandwidth sweep, bytes")
     p.add_argument("--dtypes", default="auto", help="comma list, or auto")

@@ -1,5 +1,5 @@
 """Parent side of the smoke training: plan the two runs, run each in its own child process
-(``python -m ampenv.smoke.train``) with a timeout, and collect what they report.
+(``python -m ampenv.active.smoke.train``) with a timeout, and collect what they report.
 
 Torch-free: the doctor never imports torch; a hung or crashed child becomes a
 :class:`SmokeError`, and its whole process group is killed by the subprocess helper.
@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any, Callable, Optional
 
-from ampenv.probe import child
-from ampenv.smoke import verdict
+from ampenv.active import child
+from ampenv.active.smoke import verdict
 
-MODULE = "ampenv.smoke.train"
+MODULE = "ampenv.active.smoke.train"
 PROGRESS = (
     "AMPENV_PROGRESS"  # the child's progress lines on stderr: "<marker> mode step total loss"
 )

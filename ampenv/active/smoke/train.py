@@ -1,9 +1,9 @@
-"""Child side of the smoke training: ``python -m ampenv.smoke.train --mode fp32|amp ...``.
+"""Child side of the smoke training: ``python -m ampenv.active.smoke.train --mode fp32|amp ...``.
 
 One run per process, so that on CPU the peak RSS of the process is the peak of that run alone.
 Both runs build the same seeded ResNet50 and train it on the same fixed, seeded batch (which it
 can memorise, so the loss must fall). The result goes to the parent through
-:func:`ampenv.probe.child.emit`; the first step's logits go to ``--logits-out`` for the parent
+:func:`ampenv.active.child.emit`; the first step's logits go to ``--logits-out`` for the parent
 to compare; progress lines go to stderr.
 
 ``AMPENV_SMOKE_FAULT`` breaks a run on purpose (tests, and proving a site's alerting works):
@@ -26,9 +26,9 @@ from typing import Any, Callable, Optional
 import torch
 import torch.nn.functional as F
 
-from ampenv.probe.child import emit
-from ampenv.smoke.resnet50 import resnet50
-from ampenv.smoke.runner import PROGRESS
+from ampenv.active.child import emit
+from ampenv.active.smoke.parent import PROGRESS
+from ampenv.active.smoke.resnet50 import resnet50
 
 FAULT_ENV = "AMPENV_SMOKE_FAULT"
 FAULTS = ("overflow", "nan", "hang", "kill")
@@ -40,7 +40,7 @@ OVERFLOW_SCALE_FLOOR = 2.0**127
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m ampenv.smoke.train")
+    p = argparse.ArgumentParser(prog="python -m ampenv.active.smoke.train")
     p.add_argument("--mode", choices=("fp32", "amp"), required=True)
     p.add_argument("--device", choices=("cpu", "cuda", "npu"), required=True)
     p.add_argument("--image-size", type=int, required=True)

@@ -1,4 +1,4 @@
-"""Child side of the amp.support check: ``python -m ampenv.probe.amp_child --device KIND``.
+"""Child side of the amp.support check: ``python -m ampenv.active.amp_selftest --device KIND``.
 
 Opens the device, asks the bundled AMP which low-precision dtypes it supports (from the chip,
 the CUDA compute capability, or the CPU flags the parent read and passed in), then runs
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Optional
 
-from ampenv.probe.child import emit
-from ampenv.probe.torch_child import describe
+from ampenv.active.child import emit
+from ampenv.active.import_probe import describe
 
 DEVICES = {"cpu": "cpu", "cuda": "cuda:0", "npu": "npu:0"}
 
@@ -36,7 +36,7 @@ def probe(kind: str, cpu_flags: Optional[list[str]]) -> dict[str, Any]:
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m ampenv.probe.amp_child")
+    p = argparse.ArgumentParser(prog="python -m ampenv.active.amp_selftest")
     p.add_argument("--device", choices=sorted(DEVICES), required=True)
     p.add_argument("--cpu-flags", default=None, help="comma-separated /proc/cpuinfo flags")
     args = p.parse_args(argv)

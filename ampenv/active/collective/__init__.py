@@ -1,10 +1,11 @@
 """The collective check: all-reduce correctness and bandwidth across ranks, as nccl-tests and
 hccl_test measure it, on torch.distributed (hccl on NPU, nccl on CUDA, gloo on CPU).
 
-``launch`` starts one ``python -m ampenv.dist.worker`` per device (or, under torchrun or srun,
-one for this process's own rank) and watches them; the worker is the only module here that
-imports torch. The two talk through the child protocol of :mod:`ampenv.probe.child` (the result
-on stdout) and stage lines on stderr, which tell the launcher how far each rank got.
+``launch`` starts one ``python -m ampenv.active.collective.worker`` per device (or, under
+torchrun or srun, one for this process's own rank) and watches them; the worker is the only
+module here that imports torch. The two talk through the child protocol of
+:mod:`ampenv.active.child` (the result on stdout) and stage lines on stderr, which tell the
+launcher how far each rank got.
 """
 
 from __future__ import annotations

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ampenv import envcontract
-from ampenv.config import POLICIES
-from ampenv.doctor import Options, Session, diagnose, open_session
+from ampenv.core.config import POLICIES
+from ampenv.core.runner import Report
+from ampenv.core.session import Options, Session, diagnose, open_session
+from ampenv.knowledge import envcontract
 from ampenv.probe import Probe, cann, proc
-from ampenv.runner import Report
 
 # The script path arrives as $1, never spliced into the command text.
 SOURCE_AND_DUMP = 'source "$1" >/dev/null 2>&1; env -0'

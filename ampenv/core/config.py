@@ -31,7 +31,7 @@ POLICIES = ("fail-closed", "warn-only")  # of `ampenv run`
 # "module:function" (called with the table and the file path; raises ConfigError).
 SECTIONS: dict[str, dict[str, Setting] | str] = {
     "checks": {},  # handled by validate_checks once the registry is loaded
-    "env": "ampenv.envcontract:validate",
+    "env": "ampenv.knowledge.envcontract:validate",
     "certificate": {
         "path": Setting(str, None, "where `ampenv certify` writes the certificate"),
         "max_age_hours": Setting(  # at most 10 years

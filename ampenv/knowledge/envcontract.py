@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ampenv import envrules
 from ampenv.checks import Finding, Status
-from ampenv.config import ConfigError
-from ampenv.envrules import number_text
-from ampenv.redact import looks_secret, redact
+from ampenv.core.config import ConfigError
+from ampenv.knowledge import envrules
+from ampenv.knowledge.envrules import number_text
+from ampenv.util.redact import looks_secret, redact
 
 KEYS = ("equals", "one_of", "min", "max", "forbid", "required", "multi_node", "default")
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

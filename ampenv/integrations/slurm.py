@@ -29,13 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ampenv.atomic import write_text
-from ampenv.doctor import Options, Session, diagnose, open_session
-from ampenv.hooks import process_start
+from ampenv.core.runner import REPORT_GRACE
+from ampenv.core.session import Options, Session, diagnose, open_session
+from ampenv.integrations import process_start
 from ampenv.probe import proc
 from ampenv.report.brief import headline, worst
 from ampenv.report.npd import truncate_utf8
-from ampenv.runner import REPORT_GRACE
+from ampenv.util.atomic import write_text
 
 PREFIX = "ampenv:"
 EXIT_BUSY = 0  # another hook is judging this node; see the module docstring
@@ -177,7 +177,7 @@ def shared_since(lock: Path, since: float) -> Optional[Verdict]:
 
 def certificate_problem(session: Session) -> Optional[str]:
     """Why ``ampenv certificate verify`` refuses this node, or None when it accepts it."""
-    from ampenv.smoke.certificate import verify_node
+    from ampenv.integrations.certificate import verify_node
 
     _, verdict = verify_node(session.config, session.probe)
     return None if verdict.ok else verdict.reason

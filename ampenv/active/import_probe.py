@@ -1,4 +1,4 @@
-"""Child side of the torch / torch_npu import probe: ``python -m ampenv.probe.torch_child``.
+"""Child side of the torch / torch_npu import probe: ``python -m ampenv.active.import_probe``.
 
 Imports torch, then torch_npu when it is installed, and emits what happened: versions,
 ``torch.npu.is_available()`` and the device count, CUDA devices, or the exception text of the
@@ -13,7 +13,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from ampenv.probe.child import emit
+from ampenv.active.child import emit
 
 MAX_CHAIN = 5
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import time
 
-from ampenv.config import ConfigError
-from ampenv.doctor import Options, diagnose
-from ampenv.hooks import process_start
+from ampenv.core.config import ConfigError
+from ampenv.core.runner import REPORT_GRACE
+from ampenv.core.session import Options, diagnose
+from ampenv.integrations import process_start
 from ampenv.probe import proc
 from ampenv.report.npd import MAX_BYTES, message, truncate_utf8
-from ampenv.runner import REPORT_GRACE
 
 OK, NON_OK, UNKNOWN = 0, 1, 2
 # Report exit codes (0 healthy, 1 unhealthy, 3 could not judge) to NPD's three.

@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno
 from pathlib import Path
 
-from ampenv.atomic import write_text
+from ampenv.util.atomic import write_text
 
 FILENAME = "ampenv.prom"
 

@@ -11,11 +11,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ampenv import config as config_mod
 from ampenv.checks import PROFILES, Context
+from ampenv.core import config as config_mod
+from ampenv.core.registry import Registry, discover
+from ampenv.core.runner import DEFAULT_DEADLINES, Report, make_report, run, select, unmatched
 from ampenv.probe import Probe
-from ampenv.registry import Registry, discover
-from ampenv.runner import DEFAULT_DEADLINES, Report, make_report, run, select, unmatched
 
 
 @dataclass

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ampenv import __version__
-from ampenv.atomic import replacing
-from ampenv.doctor import Options, diagnose, open_session
+from ampenv.core.runner import Report
+from ampenv.core.session import Options, diagnose, open_session
 from ampenv.probe import Probe
 from ampenv.probe.bundle import FORMAT
-from ampenv.redact import redact_env
-from ampenv.runner import Report
+from ampenv.util.atomic import replacing
+from ampenv.util.redact import redact_env
 
 # Read for support even when no check asked: the OS, the kernel, the Ascend install records.
 EXTRA_FILES = (

@@ -21,13 +21,13 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ampenv.dist import STAGE_MARKER
+from ampenv.active.child import parse_payload, tail
+from ampenv.active.collective import STAGE_MARKER
 from ampenv.probe import proc
-from ampenv.probe.child import parse_payload, tail
 from ampenv.probe.distenv import JobRank
 from ampenv.probe.proc import CommandResult, Outcome
 
-WORKER = "ampenv.dist.worker"
+WORKER = "ampenv.active.collective.worker"
 POLL_S = 0.1
 # Rendezvous variables a parent launcher leaves behind: a local run must not inherit them
 # (with TORCHELASTIC_USE_AGENT_STORE set, rank 0 would wait for a store nobody serves).

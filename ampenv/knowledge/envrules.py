@@ -25,7 +25,7 @@ from typing import Callable, Optional, Protocol, Union
 
 from ampenv.checks import Finding, Status
 from ampenv.probe.chips import UNKNOWN
-from ampenv.redact import redact
+from ampenv.util.redact import redact
 
 # Operators a training workload cannot afford to compile online on every new shape.
 KEY_OPS = (

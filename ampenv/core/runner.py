@@ -21,7 +21,7 @@ from typing import Any, Optional
 
 from ampenv import __version__
 from ampenv.checks import PROFILES, CheckContext, CheckSpec, Context, Result, Status
-from ampenv.registry import Registry
+from ampenv.core.registry import Registry
 
 DEFAULT_DEADLINES = {"quick": 30.0, "full": 120.0, "certify": 900.0}
 SCHEMA = "ampenv.report/1"

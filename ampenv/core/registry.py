@@ -64,9 +64,9 @@ class Registry:
 
 
 def builtin_dir() -> Path:
-    here = Path(__file__).resolve().parent
-    shipped = here / "builtin_checks"
-    return shipped if shipped.is_dir() else here.parent / "checks"
+    package = Path(__file__).resolve().parent.parent
+    shipped = package / "builtin_checks"
+    return shipped if shipped.is_dir() else package.parent / "checks"
 
 
 def unsafe_reason(path: Path, euid: int) -> Optional[str]:

@@ -18,7 +18,7 @@ so ampenv judges each top-level entry by two rules of its own:
 
 Logs and ``[cache] roots`` entries are stale once untouched for ``stale_after_days``. torch's
 caches are measured only (their staleness is torch's business) and are removed only by --all.
-Removal itself follows the rules in :mod:`ampenv.saferm`.
+Removal itself follows the rules in :mod:`ampenv.util.saferm`.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ampenv import saferm
 from ampenv.probe import Probe, cann
+from ampenv.util import saferm
 
 MARKER = ".ampenv-cann"
 LOCK = "/tmp/ampenv-clean.lock"  # one per node (through the sysroot), shared by all users

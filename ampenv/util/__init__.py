@@ -1,0 +1,1 @@
+"""Small shared mechanisms: atomic writes, safe removal, bounded reads, redaction, formats."""
