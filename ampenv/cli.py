@@ -12,7 +12,7 @@ import typer
 
 from ampenv import __version__
 from ampenv.core.config import SECONDS, ConfigError, out_of_range
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
 
 app = typer.Typer(
@@ -120,7 +120,8 @@ def doctor(
         deadline=deadline,
         strict=strict,
         fix=fix,
-        extra={"logs": [str(p) for p in log or []], "progress": sys.stderr.isatty()},
+        logs=tuple(str(p) for p in log or []),
+        progress=sys.stderr.isatty(),
     )
     try:
         session = open_session(opts)
@@ -426,7 +427,7 @@ def certify(
         device=device,
         deadline=deadline,
         strict=strict,
-        extra={"progress": sys.stderr.isatty()},
+        progress=sys.stderr.isatty(),
     )
     try:
         session = open_session(opts)

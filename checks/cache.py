@@ -118,7 +118,7 @@ def cache_stale(ctx: CheckContext) -> Result:
     logs = logscan.scan(
         ctx.probe,
         [p.root for p in inv.places if p.kind == "log"],
-        list(ctx.options.get("logs") or []),
+        list(ctx.logs),
         tail_mb=cfg["log_tail_mb"],
         max_age_days=cfg["log_max_age_days"],
     )

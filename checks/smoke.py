@@ -87,7 +87,7 @@ def smoke_resnet50(ctx: CheckContext) -> Result:
     refused = _dtype_refused(ctx, verdict.SETTING_KEY)
     if refused is not None:
         return refused
-    progress = runner.TtyProgress(sys.stderr) if ctx.options.get("progress") else None
+    progress = runner.TtyProgress(sys.stderr) if ctx.progress else None
     try:
         outcome = runner.smoke(plan, thresholds, ctx.timeout_left, ctx.probe.env, progress)
     except runner.SmokeError as exc:

@@ -36,6 +36,6 @@ def judge(
     **settings,
 ) -> Result:
     config = config_mod.parse("", "<defaults>")
-    ctx = Context(config=config, probe=probe, profile=profile, options={"device": device})
+    ctx = Context(config=config, probe=probe, profile=profile, device=device)
     merged = {**config.settings_for(spec), **settings}
     return spec(CheckContext(ctx, spec, merged, time.monotonic() + merged["timeout"]))

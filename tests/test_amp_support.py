@@ -33,7 +33,7 @@ def _judge(monkeypatch, payload, device="cpu", outcome=Outcome.OK):
     monkeypatch.setattr(child, "run_module", replay)
     config = parse("", "<defaults>")
     spec = discover({}).checks["amp.support"]
-    shared = Context(config, Probe(), profile="full", options={"device": device})
+    shared = Context(config, Probe(), profile="full", device=device)
     ctx = CheckContext(shared, spec, config.settings_for(spec), time.monotonic() + 30)
     return spec(ctx), seen.get("args")
 

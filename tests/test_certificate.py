@@ -276,7 +276,7 @@ def test_show_prints_the_certificate_and_its_verdict(issued):
 
 def test_a_failed_certify_removes_the_old_certificate(quick_report, issued):
     failed = copy.deepcopy(quick_report)
-    failed.checks[0].status = Status.FAIL
+    failed.checks[0].result.status = Status.FAIL
     settled = cert.settle(failed, Probe(), {"max_age_hours": 24}, str(issued))
     assert settled.note == f"not certified (exit 1): removed the old certificate {issued}"
     assert settled.exit_code == 1

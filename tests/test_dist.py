@@ -257,7 +257,7 @@ def test_a_wrong_sum_on_one_rank_fails_naming_that_rank():
 def _run_check(probe: Probe, device: str = "cpu", **settings):
     spec = CHECKS.allreduce
     config = config_mod.parse("", "<defaults>")
-    ctx = Context(config=config, probe=probe, profile="certify", options={"device": device})
+    ctx = Context(config=config, probe=probe, profile="certify", device=device)
     merged = {**config.settings_for(spec), **settings}
     return spec(CheckContext(ctx, spec, merged, time.monotonic() + merged["timeout"]))
 

@@ -21,7 +21,7 @@ import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import calls, fake_tool, path_with
 
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 from ampenv.integrations import certificate
 from ampenv.integrations.slurm import opted_out, parse_show_node
 from ampenv.probe import Probe

@@ -8,8 +8,8 @@ import pytest
 from conftest import clean_env, run_ampenv
 from prometheus_client.parser import text_string_to_metric_families
 
-from ampenv.checks import Status
-from ampenv.core.runner import CheckRun, Report
+from ampenv.checks import Result, Status
+from ampenv.core.model import CheckRun, Report
 from ampenv.integrations import certificate
 from ampenv.probe import Probe
 from ampenv.report import render
@@ -33,9 +33,9 @@ def _value(families: dict, name: str, **labels: str) -> float:
 
 def test_every_series_parses_with_the_right_values():
     report = _report(
-        CheckRun("host.resources", "Host", Status.PASS, "ok", duration_s=0.25),
-        CheckRun("env.hccl", "HCCL", Status.WARN, "low", remedy="export X=1", duration_s=0.5),
-        CheckRun("smoke.resnet50", "Smoke", Status.PASS, "fast", metrics=SMOKE_METRICS),
+        CheckRun("host.resources", "Host", Result(Status.PASS, "ok"), 0.25),
+        CheckRun("env.hccl", "HCCL", Result(Status.WARN, "low", remedy="export X=1"), 0.5),
+        CheckRun("smoke.resnet50", "Smoke", Result(Status.PASS, "fast", metrics=SMOKE_METRICS)),
     )
     fams = _families(render(report, "prometheus", certified=True))
 
@@ -54,7 +54,9 @@ def test_every_series_parses_with_the_right_values():
 
 
 def test_a_failed_check_makes_the_node_unhealthy_and_certified_is_left_out_when_unknown():
-    report = _report(CheckRun("npu.devices", "NPU", Status.FAIL, "alarm", remedy="reset it"))
+    report = _report(
+        CheckRun("npu.devices", "NPU", Result(Status.FAIL, "alarm", remedy="reset it"))
+    )
     fams = _families(render(report, "prometheus"))
     assert _value(fams, "ampenv_node_healthy") == 0
     assert "ampenv_certified" not in fams  # not verified: no claim either way
@@ -62,7 +64,7 @@ def test_a_failed_check_makes_the_node_unhealthy_and_certified_is_left_out_when_
 
 @pytest.mark.parametrize("odd", ['site."quoted"', "back\\slash", "new\nline"])
 def test_label_values_are_escaped(odd):
-    report = _report(CheckRun(odd, "odd plugin id", Status.ERROR, "crashed"))
+    report = _report(CheckRun(odd, "odd plugin id", Result(Status.ERROR, "crashed")))
     fams = _families(render(report, "prometheus"))
     assert _value(fams, "ampenv_check_status", check=odd, status="error") == 1
 

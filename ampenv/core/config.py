@@ -13,10 +13,10 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ampenv.checks import PROFILES, Setting
+from ampenv.core.plugin import PROFILES, Setting
 
 if TYPE_CHECKING:
-    from ampenv.checks import CheckSpec
+    from ampenv.core.plugin import CheckSpec
 
 DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Optional
 
-from ampenv.checks import CheckSpec
+from ampenv.core.plugin import CheckSpec
 
 SITE_DIR = "/etc/ampenv/checks.d"
 ENTRY_POINT_GROUP = "ampenv.checks"

@@ -11,108 +11,20 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import queue
-import socket
 import sys
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
-from typing import Any, Optional
 
-from ampenv import __version__
-from ampenv.checks import PROFILES, CheckContext, CheckSpec, Context, Result, Status
+from ampenv.core.model import CheckRun, Report, Result, Status
+from ampenv.core.plugin import PROFILES, CheckContext, CheckSpec, Context
 from ampenv.core.registry import Registry
 
 DEFAULT_DEADLINES = {"quick": 30.0, "full": 120.0, "certify": 900.0}
-SCHEMA = "ampenv.report/1"
 # A check whose commands honour ctx.timeout_left() reports its own verdict ("npu-smi did not
 # answer in 10 s") a moment after its timeout; only past this grace does the runner cut it off.
 REPORT_GRACE = 1.0
 OFFLINE_ACTIVE = "active check: it runs device work on the live node, which a bundle cannot replay"
-
-
-@dataclass
-class CheckRun:
-    id: str
-    title: str
-    status: Status
-    summary: str
-    remedy: Optional[str] = None
-    details: list[str] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, float] = field(default_factory=dict)
-    duration_s: float = 0.0
-
-    @classmethod
-    def of(cls, spec_id: str, title: str, result: Result, duration: float) -> CheckRun:
-        return cls(
-            spec_id,
-            title,
-            result.status,
-            result.summary,
-            result.remedy,
-            list(result.details),
-            dict(result.facts),
-            dict(result.metrics),
-            duration,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "status": self.status.value,
-            "summary": self.summary,
-            "remedy": self.remedy,
-            "details": self.details,
-            "facts": self.facts,
-            "metrics": self.metrics,
-            "duration_s": round(self.duration_s, 4),
-        }
-
-
-@dataclass
-class Report:
-    profile: str
-    backend: str
-    started_at: str
-    duration_s: float
-    checks: list[CheckRun]
-    strict: bool = False
-    host: str = field(default_factory=socket.gethostname)
-
-    @property
-    def status(self) -> Status:
-        judged = [c.status for c in self.checks if c.status is not Status.SKIP]
-        return max(judged, key=lambda s: s.rank, default=Status.PASS)
-
-    @property
-    def exit_code(self) -> int:
-        statuses = {c.status for c in self.checks}
-        if Status.FAIL in statuses:
-            return 1
-        if Status.ERROR in statuses:
-            return 3
-        if self.strict and Status.WARN in statuses:
-            return 1
-        return 0
-
-    def get(self, check_id: str) -> Optional[CheckRun]:
-        return next((c for c in self.checks if c.id == check_id), None)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema": SCHEMA,
-            "ampenv_version": __version__,
-            "host": self.host,
-            "profile": self.profile,
-            "backend": self.backend,
-            "started_at": self.started_at,
-            "duration_s": round(self.duration_s, 4),
-            "status": self.status.value,
-            "exit_code": self.exit_code,
-            "checks": [c.to_dict() for c in self.checks],
-        }
 
 
 def matches(check_id: str, patterns: list[str]) -> bool:
@@ -204,7 +116,7 @@ def _run(
         finished.put((spec.id, result, time.monotonic() - start))
 
     def settle(spec: CheckSpec, result: Result, duration: float = 0.0) -> None:
-        done[spec.id] = CheckRun.of(spec.id, spec.title, result, duration)
+        done[spec.id] = CheckRun(spec.id, spec.title, result, duration)
 
     while pending or running:
         for spec in list(pending):
@@ -281,9 +193,7 @@ def _run(
             CheckRun(
                 problem.id,
                 f"plugin {problem.source}",
-                Status.ERROR,
-                problem.summary,
-                details=problem.details,
+                Result.error(problem.summary, details=problem.details),
             )
         )
     return runs

@@ -9,17 +9,20 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Optional
 
-from ampenv.checks import PROFILES, Context
 from ampenv.core import config as config_mod
+from ampenv.core.model import Report
+from ampenv.core.plugin import PROFILES, Context
 from ampenv.core.registry import Registry, discover
-from ampenv.core.runner import DEFAULT_DEADLINES, Report, make_report, run, select, unmatched
+from ampenv.core.runner import DEFAULT_DEADLINES, make_report, run, select, unmatched
 from ampenv.probe import Probe
 
 
-@dataclass
+@dataclass(frozen=True)
 class Options:
+    """What a command asks of a run; callees derive changed copies (dataclasses.replace)."""
+
     profile: str = "quick"
     only: list[str] = field(default_factory=list)
     skip: list[str] = field(default_factory=list)
@@ -30,7 +33,8 @@ class Options:
     deadline: Optional[float] = None
     strict: bool = False
     fix: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
+    logs: tuple[str, ...] = ()
+    progress: bool = False
 
 
 @dataclass
@@ -84,7 +88,9 @@ def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
         profile=opts.profile,
         deadline=started + budget,
         fix=opts.fix,
-        options={"device": opts.device, **opts.extra},
+        device=opts.device,
+        logs=opts.logs,
+        progress=opts.progress,
     )
     runs = run(
         ctx,

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv import __version__
-from ampenv.checks import Status
+from ampenv.core.model import Status
 from ampenv.probe.fingerprint import changes, fingerprint
 from ampenv.util.atomic import write_text
 from ampenv.util.jsonshape import described, obj, or_null, text
 
 if TYPE_CHECKING:
     from ampenv.core.config import Config
-    from ampenv.core.runner import Report
+    from ampenv.core.model import Report
     from ampenv.probe import Probe
 
 SCHEMA = "ampenv.certificate/1"

@@ -11,6 +11,7 @@ reading side is ampenv/probe/bundle.py.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import io
 import json
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ampenv import __version__
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 from ampenv.core.session import Options, diagnose, open_session
 from ampenv.probe import Probe
 from ampenv.probe.bundle import FORMAT
@@ -100,8 +101,7 @@ def write_bundle(path: Path, members: dict[str, bytes]) -> None:
 def collect(opts: Options, output: Path, env: Optional[dict[str, str]] = None) -> Report:
     """Run the quick profile on this node and write what it saw to ``output``."""
     session = open_session(opts, env)
-    opts.profile = "quick"
-    report = diagnose(opts, session)
+    report = diagnose(dataclasses.replace(opts, profile="quick"), session)
     probe = session.probe
     for extra in EXTRA_FILES:
         probe.read_text(extra)

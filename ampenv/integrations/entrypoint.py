@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ampenv.core.config import POLICIES
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
 from ampenv.knowledge import envcontract
 from ampenv.probe import Probe, cann, proc
@@ -98,12 +98,13 @@ def prepare_and_judge(
     run_cfg = session.config.section("run")
     policy = policy or run_cfg["policy"]
     check_policy(policy)
-    opts.profile = profile or run_cfg["profile"]
     cann_env = prepare_cann(session.probe, env)
     contract = contract_defaults(session.config.section("env"), cann_env.env)
     prepared = Prepared(contract.env, cann_env.notes + contract.notes)
-    session.probe = Probe(sysroot=session.probe.sysroot, env=prepared.env)
-    report = diagnose(opts, session)
+    session = replace(
+        session, probe=Probe(sysroot=session.probe.sysroot, env=prepared.env)
+    )
+    report = diagnose(replace(opts, profile=profile or run_cfg["profile"]), session)
     return prepared, report, policy
 
 

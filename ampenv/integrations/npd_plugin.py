@@ -7,6 +7,7 @@ Unknown, so the quick profile runs under a deadline a little inside that.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from ampenv.core.config import ConfigError
@@ -24,8 +25,8 @@ DEFAULT_TIMEOUT = 4.0  # under NPD's default plugin timeout of 5 s
 
 def run_plugin(opts: Options, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, str]:
     """The exit code and the message (no newline) for NPD."""
-    opts.profile = "quick"
-    opts.deadline = max(0.2, process_start() + timeout - time.monotonic() - REPORT_GRACE)
+    deadline = max(0.2, process_start() + timeout - time.monotonic() - REPORT_GRACE)
+    opts = dataclasses.replace(opts, profile="quick", deadline=deadline)
     try:
         report = diagnose(opts)
     except ConfigError as exc:  # the key first: a long config path would push it out

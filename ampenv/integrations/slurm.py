@@ -25,7 +25,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
@@ -185,9 +185,8 @@ def certificate_problem(session: Session) -> Optional[str]:
 
 def judge(opts: Options, session: Session, end: float) -> Verdict:
     """The quick profile within the budget, then the certificate."""
-    opts.profile = "quick"
-    opts.deadline = max(0.2, end - time.monotonic() - REPORT_GRACE - RESERVE_S)
-    report = diagnose(opts, session)
+    deadline = max(0.2, end - time.monotonic() - REPORT_GRACE - RESERVE_S)
+    report = diagnose(replace(opts, profile="quick", deadline=deadline), session)
     if report.exit_code != 0 and worst(report) is not None:
         return Verdict(report.exit_code, f"{PREFIX} {headline(report)}")
     if session.config.section("hook")["certificate"]:

@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol, Union
 
-from ampenv.checks import Finding, Status
+from ampenv.core.model import Finding, Status
 from ampenv.probe.chips import UNKNOWN
 from ampenv.util.redact import redact
 

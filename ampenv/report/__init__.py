@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 
 # format name -> module in this package; each renders a Report to a string.
 FORMATS = {

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ampenv.checks import Status
-from ampenv.core.runner import CheckRun, Report
+from ampenv.core.model import CheckRun, Report, Status
 
 VERDICTS = {0: "healthy", 1: "unhealthy", 3: "could not judge"}
 

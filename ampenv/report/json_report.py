@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 
 
 def render(report: Report, **_: Any) -> str:

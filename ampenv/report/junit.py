@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from ampenv.checks import Status
-from ampenv.core.runner import Report
+from ampenv.core.model import Report, Status
 
 
 def render(report: Report, **_: Any) -> str:

@@ -7,7 +7,7 @@ character boundary here, newline included.
 
 from __future__ import annotations
 
-from ampenv.core.runner import Report
+from ampenv.core.model import Report
 from ampenv.report.brief import headline
 
 MAX_BYTES = 80

@@ -12,8 +12,7 @@ import math
 import re
 from typing import Optional
 
-from ampenv.checks import Status
-from ampenv.core.runner import Report
+from ampenv.core.model import Report, Status
 
 PREFIX = "ampenv_"
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ampenv.checks import Status
-from ampenv.core.runner import Report
+from ampenv.core.model import Report, Status
 
 MARKS = {
     Status.PASS: "[✓]",

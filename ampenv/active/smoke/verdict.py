@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ampenv.checks import Finding, Result, Status, combine
+from ampenv.core.model import Finding, Result, Status, combine
 
 # What each backend is expected to gain from AMP: the article's 1.8x and 40% on NPU and CUDA.
 # On CPU the figures are informational unless a site sets them.
