@@ -11,9 +11,9 @@ from typing import Optional
 import typer
 
 from ampenv import __version__
-from ampenv.core.config import SECONDS, ConfigError, out_of_range
 from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
+from ampenv.core.settings import SECONDS, ConfigError, out_of_range
 
 app = typer.Typer(
     add_completion=False,
@@ -100,10 +100,12 @@ def doctor(
     textfile_dir: Optional[Path] = TextfileOpt,
 ) -> None:
     """Judge this node and print what to fix."""
-    from ampenv.report import FORMATS, render
+    from ampenv.report import render, renderer
 
-    if fmt not in FORMATS:
-        _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    try:
+        renderer(fmt)
+    except ValueError as exc:
+        _die(str(exc))
     if device not in (None, "npu", "cuda", "cpu"):
         _die(f"unknown device {device!r}: use npu, cuda or cpu")
     for path in log or []:  # a typo must not scan nothing and call the logs clean
@@ -414,10 +416,12 @@ def certify(
     """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
     write its certificate; a node that does not pass loses its old one."""
     from ampenv.integrations.certificate import resolve_path, settle
-    from ampenv.report import FORMATS, render
+    from ampenv.report import render, renderer
 
-    if fmt not in FORMATS:
-        _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
+    try:
+        renderer(fmt)
+    except ValueError as exc:
+        _die(str(exc))
     if device not in (None, "npu", "cuda", "cpu"):
         _die(f"unknown device {device!r}: use npu, cuda or cpu")
     opts = Options(

@@ -8,7 +8,7 @@ import pytest
 from conftest import clean_env, run_ampenv
 
 from ampenv.checks import Setting
-from ampenv.core import config
+from ampenv.core import config, settings
 
 
 def test_lookup_order(tmp_path, sysroot):
@@ -215,7 +215,7 @@ def test_every_built_in_number_has_a_default_within_its_bounds():
     for where, schema in schemas.items():
         for key, setting in _numbers(schema).items():
             if setting.default is not None:
-                problem = config.out_of_range(setting.default, setting)
+                problem = settings.out_of_range(setting.default, setting)
                 assert problem is None, f"{where}.{key}: {problem}"
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, clean_env, run_ampenv
 
 from ampenv.checks import Status
-from ampenv.core.config import ConfigError
+from ampenv.core.settings import ConfigError
 from ampenv.knowledge.envcontract import JobShape, Term, export_lines, job_shape, judge, validate
 
 SINGLE = JobShape(False, "test: single node")

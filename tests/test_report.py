@@ -135,3 +135,27 @@ def test_a_sysroot_that_is_not_a_folder_is_a_usage_error(tmp_path, command):
     ran = run_ampenv(*command, env=clean_env(AMPENV_SYSROOT=str(tmp_path / "typo")))
     assert ran.returncode == 2 and "is not a folder" in ran.stderr, ran.stderr
     assert "Traceback" not in ran.stderr
+
+
+def test_a_format_from_the_ampenv_formats_entry_point_group(tmp_path, sysroot):
+    """A package adds an output format as flake8 adds formatters: an entry point names it."""
+    site = tmp_path / "site"
+    (site / "fancyfmt-1.0.dist-info").mkdir(parents=True)
+    (site / "fancyfmt-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: fancyfmt\nVersion: 1.0\n"
+    )
+    (site / "fancyfmt-1.0.dist-info" / "entry_points.txt").write_text(
+        "[ampenv.formats]\nfancy = fancyfmt:render\ntext = fancyfmt:render\n"
+    )
+    (site / "fancyfmt.py").write_text(
+        "def render(report, **options):\n"
+        "    return f'FANCY {report.status.value} {len(report.checks)} checks'\n"
+    )
+    env = clean_env(PYTHONPATH=str(site), AMPENV_SYSROOT=str(sysroot))
+    fancy = run_ampenv("doctor", "-p", "quick", "--only", "host", "-f", "fancy", env=env)
+    assert fancy.stdout.startswith("FANCY pass 1 checks"), fancy.stderr
+    builtin = run_ampenv("doctor", "-p", "quick", "--only", "host", "-f", "text", env=env)
+    assert "FANCY" not in builtin.stdout  # a plugin never replaces a built-in format
+    unknown = run_ampenv("doctor", "-p", "quick", "-f", "nope", env=env)
+    assert unknown.returncode == 2
+    assert "text, json, junit, prometheus, npd, fancy" in unknown.stderr

@@ -186,7 +186,7 @@ def test_check_settings_reach_the_check():
     ],
 )
 def test_bad_check_settings_name_the_file_and_key(text, key):
-    from ampenv.core.config import ConfigError
+    from ampenv.core.settings import ConfigError
 
     spec = check("t.settings", title="s", settings={"limit": Setting(int, 3, "l")})(
         lambda ctx: Result.ok("x")

@@ -6,32 +6,34 @@ defaults. Every error names the file and the key, and is a usage error (exit 2).
 
 from __future__ import annotations
 
-import importlib
-import math
 import os
 import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
-from ampenv.core.plugin import PROFILES, Setting
+from ampenv.core.plugin import PROFILES
+from ampenv.core.settings import (
+    MAX_SECONDS,
+    SECONDS,
+    ConfigError,
+    Setting,
+    validate_settings,
+)
+from ampenv.knowledge import envcontract
 
 if TYPE_CHECKING:
     from ampenv.core.plugin import CheckSpec
 
 DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
 
-# The longest time ampenv waits on anything: a week. Much more overflows the waits (a queue or
-# lock timeout past ~292 years raises OverflowError), and no health check needs it.
-MAX_SECONDS = 7 * 86400
-# A number of seconds for a timeout or a deadline: nan would never expire, 0 or less at once.
-SECONDS = Setting(float, None, "seconds", gt=0, le=MAX_SECONDS)
 POLICIES = ("fail-closed", "warn-only")  # of `ampenv run`
 
-# Sections whose keys are simple settings. A section validated by its own module names it as
-# "module:function" (called with the table and the file path; raises ConfigError).
-SECTIONS: dict[str, dict[str, Setting] | str] = {
+# Sections whose keys are simple settings, or the function that validates a section of its own
+# shape (called with the table and the file path; raises ConfigError).
+SectionValidator = Callable[[Any, str], dict[str, Any]]
+SECTIONS: dict[str, dict[str, Setting] | SectionValidator] = {
     "checks": {},  # handled by validate_checks once the registry is loaded
-    "env": "ampenv.knowledge.envcontract:validate",
+    "env": envcontract.validate,
     "certificate": {
         "path": Setting(str, None, "where `ampenv certify` writes the certificate"),
         "max_age_hours": Setting(  # at most 10 years
@@ -77,61 +79,6 @@ SECTIONS: dict[str, dict[str, Setting] | str] = {
         "workers": Setting(int, 8, "checks run at once", ge=1),
     },
 }
-
-
-class ConfigError(Exception):
-    def __init__(self, path: str, key: str, message: str) -> None:
-        self.path, self.key, self.message = path, key, message
-        where = f"{path}: {key}" if key else path
-        super().__init__(f"{where}: {message}")
-
-
-def _type_ok(value: Any, expected: type) -> bool:
-    if expected is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    return isinstance(value, expected)
-
-
-def out_of_range(value: Any, setting: Setting) -> Optional[str]:
-    """What is wrong with a value against the setting's bounds or choices, or None."""
-    if setting.choices and value not in setting.choices:
-        return f"must be one of {', '.join(setting.choices)}, got {value!r}"
-    if setting.type not in (int, float):
-        return None
-    if not math.isfinite(value):
-        return f"must be a finite number, got {value!r}"
-    if setting.gt is not None and not value > setting.gt:
-        return f"must be more than {setting.gt:g}, got {value!r}"
-    if setting.ge is not None and not value >= setting.ge:
-        return f"must be at least {setting.ge:g}, got {value!r}"
-    if setting.le is not None and not value <= setting.le:
-        return f"must be at most {setting.le:g}, got {value!r}"
-    return None
-
-
-def validate_settings(
-    table: Any, schema: dict[str, Setting], path: str, prefix: str
-) -> dict[str, Any]:
-    """Check a table against a schema; return it merged over the defaults."""
-    if not isinstance(table, dict):
-        raise ConfigError(path, prefix, "must be a table")
-    values = {name: s.default for name, s in schema.items()}
-    for key, value in table.items():
-        if key not in schema:
-            known = ", ".join(sorted(schema)) or "none"
-            raise ConfigError(path, f"{prefix}.{key}", f"unknown key (known keys: {known})")
-        expected = schema[key].type
-        if not _type_ok(value, expected):
-            raise ConfigError(
-                path, f"{prefix}.{key}", f"must be {expected.__name__}, got {value!r}"
-            )
-        problem = out_of_range(value, schema[key])
-        if problem:
-            raise ConfigError(path, f"{prefix}.{key}", problem)
-        values[key] = value
-    return values
 
 
 @dataclass
@@ -180,11 +127,6 @@ class Config:
             self.check_settings[key] = {k: values[k] for k in value}
 
 
-def _custom_validator(ref: str) -> Callable[[Any, str], dict[str, Any]]:
-    module, func = ref.split(":")
-    return getattr(importlib.import_module(module), func)
-
-
 def _loads(text: str, path: str) -> dict[str, Any]:
     if not text:
         return {}  # no file (the defaults): not worth importing the TOML parser for
@@ -205,8 +147,8 @@ def parse(text: str, path: str) -> Config:
         schema = SECTIONS.get(name)
         if schema is None:
             raise ConfigError(path, name, f"unknown section (known: {', '.join(SECTIONS)})")
-        if isinstance(schema, str):
-            config.sections[name] = _custom_validator(schema)(table, path)
+        if callable(schema):
+            config.sections[name] = schema(table, path)
         elif schema:
             config.sections[name] = validate_settings(table, schema, path, name)
     for name, schema in SECTIONS.items():

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ampenv.core.model import Result
+from ampenv.core.settings import Setting
 
 if TYPE_CHECKING:
     from ampenv.core.config import Config
@@ -22,24 +23,6 @@ PROFILES = ("quick", "full", "certify")
 
 # As the report schema has it: a family, a dot, a name ("env.npu", "site.scratch").
 ID_PATTERN = re.compile(r"[a-z0-9_]+(\.[A-Za-z0-9_.-]+)+")
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A per-check setting, read from ``[checks."<id>"]`` in ampenv.toml."""
-
-    type: type
-    default: Any
-    help: str
-    # A fact key of the check's own result: `ampenv config init` writes the value it sees on
-    # this node as the expectation (device count, chip name, ...).
-    capture: Optional[str] = None
-    # Bounds of a number (int or float), checked when ampenv.toml is read; nan and inf are
-    # always refused. gt: more than; ge: at least; le: at most.
-    gt: Optional[float] = None
-    ge: Optional[float] = None
-    le: Optional[float] = None
-    choices: tuple[str, ...] = ()  # the values a string may take, when they are few
 
 
 Fixer = Callable[["CheckContext", Result], str]

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from ampenv.core.config import ConfigError
 from ampenv.core.runner import REPORT_GRACE
 from ampenv.core.session import Options, diagnose
+from ampenv.core.settings import ConfigError
 from ampenv.integrations import process_start
 from ampenv.probe import proc
 from ampenv.report.npd import MAX_BYTES, message, truncate_utf8

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ampenv.core.config import ConfigError
 from ampenv.core.model import Finding, Status
+from ampenv.core.settings import ConfigError
 from ampenv.knowledge import envrules
 from ampenv.knowledge.envrules import number_text
 from ampenv.util.redact import looks_secret, redact
