@@ -213,7 +213,7 @@ def clean(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Remove stale caches and old logs, safely: a dry run unless --yes."""
-    from ampenv.probe import caches as cache
+    from ampenv.repair import clean as cache
     from ampenv.report.clean import FORMATS, render
 
     if yes and dry_run:

@@ -7,9 +7,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.probe import caches as cache
+from ampenv.probe import caches
 from ampenv.probe import logs as logscan
-from ampenv.probe.caches import Inventory, Place, count, human_bytes, iso
+from ampenv.probe.caches import Inventory, Place
+from ampenv.repair import clean
+from ampenv.util.formats import count, human_bytes, utc_iso_or_none
 
 FIX = logscan.CLEAR_CACHES
 OFFLINE = (
@@ -47,7 +49,7 @@ def _place_findings(inv: Inventory) -> Iterator[Finding]:
         elif place.exists:
             newest = max((e.newest for e in place.entries), default=None)
             files = count(sum(e.files for e in place.entries), "file")
-            when = f", newest {iso(newest)}" if newest else ""
+            when = f", newest {utc_iso_or_none(newest)}" if newest else ""
             yield Finding(Status.PASS, f"{where}: {human_bytes(place.bytes)} in {files}{when}")
 
 
@@ -59,7 +61,8 @@ def _log_findings(logs: logscan.LogScan, inv: Inventory) -> Iterator[Finding]:
         where = f"{sig.id} ×{hit.count} in {hit.path}"
         if sig.clears_cache and cleaned and hit.mtime < cleaned:
             yield Finding(
-                Status.PASS, f"resolved: {where}, logged before ampenv cleaned on {iso(cleaned)}"
+                Status.PASS,
+                f"resolved: {where}, logged before ampenv cleaned on {utc_iso_or_none(cleaned)}",
             )
             continue
         remedy = sig.remedy
@@ -77,7 +80,11 @@ def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
     kit = inv.toolkit
     return {
         "toolkit": kit
-        and {"version": kit.version, "info": kit.info, "installed_at": iso(kit.installed_at)},
+        and {
+            "version": kit.version,
+            "info": kit.info,
+            "installed_at": utc_iso_or_none(kit.installed_at),
+        },
         "places": [p.to_fact() for p in inv.places],
         "disk_free_bytes": inv.disk_free,
         "logs_scanned": logs.files,
@@ -114,7 +121,7 @@ def cache_stale(ctx: CheckContext) -> Result:
     installed CANN (stale); places that must never be cleaned; the free disk; and known error
     signatures in recent plogs and in the files given with --log."""
     cfg = ctx.config.section("cache")
-    inv = cache.inventory(ctx.probe, cfg, budget=ctx.settings["scan_seconds"])
+    inv = caches.inventory(ctx.probe, cfg, budget=ctx.settings["scan_seconds"])
     logs = logscan.scan(
         ctx.probe,
         [p.root for p in inv.places if p.kind == "log"],
@@ -154,7 +161,7 @@ def cache_stale(ctx: CheckContext) -> Result:
             summary = f"no CANN toolkit: staleness not judged ({total} in caches); {scanned}"
             return Result.skip(summary, details=[f.message for f in findings] + details, **kw)
     else:
-        installed = iso(inv.toolkit.installed_at) or "at an unknown time"
+        installed = utc_iso_or_none(inv.toolkit.installed_at) or "at an unknown time"
         details.insert(0, f"CANN {inv.toolkit.version} installed {installed} ({inv.toolkit.info})")
     version = inv.toolkit.version if inv.toolkit else "?"
     ok = f"no cache built by another CANN than {version} ({total} in caches); {scanned}"
@@ -165,13 +172,13 @@ def cache_stale(ctx: CheckContext) -> Result:
 def clear_stale_caches(ctx: CheckContext, result: Result) -> str:
     """Remove exactly the stale caches (not logs, not torch's caches), safely."""
     try:
-        done = cache.clean(
+        done = clean.clean(
             ctx.probe,
             ctx.config.section("cache"),
             dry_run=False,
             logs=False,
             wait=ctx.timeout_left(5.0),
         )
-    except cache.CleanRefused as exc:
+    except clean.CleanRefused as exc:
         return f"nothing removed: {exc}"
-    return cache.describe(done)
+    return clean.describe(done)

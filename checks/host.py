@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
+from ampenv.probe import caches
 
 GIB = 1 << 30
 # Thresholds that suit a training node; a CPU-only machine (laptop, CI) is held to less.
@@ -28,17 +29,13 @@ def _shm_size(ctx: CheckContext) -> int | None:
 
 
 def _disk_roots(ctx: CheckContext) -> list[str]:
-    env = ctx.probe.env
-    home = env.get("HOME", "/root")
-    roots = [
-        env.get("ASCEND_CACHE_PATH", ""),
-        env.get("ASCEND_PROCESS_LOG_PATH", ""),
-        env.get("ASCEND_WORK_PATH", ""),
-        f"{home}/ascend/log",
-        f"{home}/.cache",
-        "/tmp",
-    ]
-    return [r for r in roots if r]
+    """The cache and log places `ampenv clean` knows (one list: ampenv.knowledge.caches), then
+    /tmp, where the inductor cache and most scratch land."""
+    roots = ctx.config.section("cache").get("roots") or []
+    places = [p for p in caches.resolve_places(ctx.probe, list(roots)) if not p.refused]
+    # A filesystem is named by the first root seen on it: one that exists says more.
+    places.sort(key=lambda p: not p.path.is_dir())
+    return [*(p.root for p in places), "/tmp"]
 
 
 @check(

@@ -14,8 +14,11 @@ import pytest
 from cachenode import HOME, TOOLKIT_INFO, at, node_env, plant_files, plant_toolkit
 from conftest import FIXTURES, run_ampenv
 
+from ampenv.knowledge import caches as rules
 from ampenv.probe import Probe
 from ampenv.probe import caches as cache
+from ampenv.repair import clean
+from ampenv.util import formats
 
 ATC = f"{HOME}/atc_data"
 OLD = {"op_old/Add_1.o": b"\x7fELF" * 64, "op_old/Add_1.json": b"{}"}  # 258 bytes
@@ -72,7 +75,7 @@ def test_a_compile_cache_entry_older_than_the_installed_cann_is_stale(tmp_path: 
 
     assert inv.toolkit == cache.Toolkit("8.5.0", TOOLKIT_INFO, info.stat().st_mtime)
     [atc] = [p for p in inv.places if p.label == "~/atc_data"]
-    day = cache.iso(info.stat().st_mtime)[:10]
+    day = formats.utc_iso_or_none(info.stat().st_mtime)[:10]
     stale = {e.path.name: e.stale for e in atc.entries}
     assert stale == {"op_old": f"built before CANN 8.5.0 was installed on {day}", "op_new": None}
     assert atc.to_fact()["stale_bytes"] == 258
@@ -82,7 +85,7 @@ def test_ampenvs_marker_names_the_version_and_stands_in_for_the_install_time() -
     marker = cache.Marker("8.0.0", 0.0)
     installed = cache.Toolkit("8.5.0", TOOLKIT_INFO, 1000.0)
     unknown = cache.Toolkit("8.5.0", TOOLKIT_INFO, None)
-    built = cache._built_by_other_cann
+    built = rules._built_by_other_cann
     assert built(10.0, marker, installed) == (
         "built before CANN 8.5.0 was installed on 1970-01-01, by CANN 8.0.0 (ampenv's marker)"
     )
@@ -104,9 +107,9 @@ def test_logs_and_site_roots_go_stale_with_age_torch_caches_only_with_all(tmp_pa
     cfg = {"roots": ["/scratch/cache"], "stale_after_days": 10.0}
     probe = _probe(tmp_path)
 
-    default = {i.path.name: i.reason for i in cache.make_plan(probe, cfg).items}
-    every = {i.path.name for i in cache.make_plan(probe, cfg, everything=True).items}
-    caches_only = {i.path.name for i in cache.make_plan(probe, cfg, logs=False).items}
+    default = {i.path.name: i.reason for i in clean.make_plan(probe, cfg).items}
+    every = {i.path.name for i in clean.make_plan(probe, cfg, everything=True).items}
+    caches_only = {i.path.name for i in clean.make_plan(probe, cfg, logs=False).items}
 
     old = "untouched for more than 10 days"
     assert default == {"plog-1_1.log": old, "a": old, "b": old}
@@ -120,7 +123,7 @@ def test_a_place_inside_another_is_cleaned_as_itself(tmp_path: Path) -> None:
     plant_files(tmp_path, f"{ATC}/kernel_cache", {"k/1.o": b"1"}, days=30)
     probe = _probe(tmp_path, ASCEND_CACHE_PATH=ATC)  # kernel_cache lies inside ~/atc_data
 
-    plan = cache.make_plan(probe, CFG, everything=True)
+    plan = clean.make_plan(probe, CFG, everything=True)
 
     assert sorted(str(i.path.relative_to(tmp_path)) for i in plan.items) == [
         "home/u/atc_data/kernel_cache/k",
@@ -141,8 +144,8 @@ def test_a_scan_out_of_time_judges_nothing_it_did_not_finish(tmp_path: Path) -> 
 def test_a_bundle_is_never_cleaned(tmp_path: Path) -> None:
     probe = _probe(tmp_path)
     probe.offline = True
-    with pytest.raises(cache.CleanRefused, match="read-only"):
-        cache.clean(probe, CFG, dry_run=False)
+    with pytest.raises(clean.CleanRefused, match="read-only"):
+        clean.clean(probe, CFG, dry_run=False)
 
 
 # -- the check through the real CLI -------------------------------------------------------------

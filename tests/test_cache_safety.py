@@ -15,7 +15,7 @@ from cachenode import HOME, age, at, digest, node_env, plant_files, plant_sentin
 from conftest import run_ampenv
 
 from ampenv.probe import Probe
-from ampenv.probe import caches as cache
+from ampenv.repair import clean
 from ampenv.util import saferm
 
 ATC = f"{HOME}/atc_data"  # the default compile cache
@@ -230,7 +230,7 @@ def _wait_until_held(pid: int, folder: str) -> None:
 
 # -- a lock keeps two cleaners apart ------------------------------------------------------------
 def _lock(node: Path) -> Path:
-    return at(node, cache.LOCK)
+    return at(node, clean.LOCK)
 
 
 def test_a_second_cleaner_gives_up_while_the_first_holds_the_lock(node: Path) -> None:
@@ -264,17 +264,17 @@ def test_two_cleaners_at_once_do_not_interleave(node: Path) -> None:
     plant_files(node, ATC, {f"op_{i}/k.o": b"x" * 100 for i in range(4)}, days=30)
     probe_env = node_env(node)
     events: list[tuple[str, str]] = []
-    results: dict[str, cache.CleanResult] = {}
+    results: dict[str, clean.CleanResult] = {}
 
     def run(name: str) -> None:
-        def progress(item: cache.Item) -> None:
+        def progress(item: clean.Item) -> None:
             events.append((name, item.path.name))
             if name == "first" and len(events) == 1:
                 second.start()  # the second cleaner starts while the first is mid-way
                 time.sleep(0.5)
 
         probe = Probe(sysroot=str(node), env=probe_env)
-        results[name] = cache.clean(probe, {}, dry_run=False, wait=30, progress=progress)
+        results[name] = clean.clean(probe, {}, dry_run=False, wait=30, progress=progress)
 
     second = threading.Thread(target=run, args=("second",))
     run("first")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ampenv import __version__
+from ampenv.util.jsonshape import number
 
 SCHEMA = "ampenv.report/1"
 
@@ -31,7 +32,7 @@ class Status(str, enum.Enum):
 
 
 def _finite_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return number(value) and math.isfinite(value)
 
 
 _RANK = {Status.PASS: 0, Status.SKIP: 1, Status.WARN: 2, Status.FAIL: 3, Status.ERROR: 4}

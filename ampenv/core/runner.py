@@ -9,7 +9,6 @@ Results are reported in registry order, whatever order they finished in.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import queue
 import sys
 import threading
@@ -19,6 +18,7 @@ import traceback
 from ampenv.core.model import CheckRun, Report, Result, Status
 from ampenv.core.plugin import PROFILES, CheckContext, CheckSpec, Context
 from ampenv.core.registry import Registry
+from ampenv.util.formats import utc_iso
 
 DEFAULT_DEADLINES = {"quick": 30.0, "full": 120.0, "certify": 900.0}
 # A check whose commands honour ctx.timeout_left() reports its own verdict ("npu-smi did not
@@ -202,15 +202,10 @@ def _run(
 def make_report(
     ctx: Context, runs: list[CheckRun], started: float, started_wall: float, strict: bool
 ) -> Report:
-    started_at = (
-        _dt.datetime.fromtimestamp(started_wall, _dt.timezone.utc)
-        .isoformat(timespec="seconds")
-        .replace("+00:00", "Z")
-    )
     return Report(
         profile=ctx.profile,
         backend=ctx.backend,
-        started_at=started_at,
+        started_at=utc_iso(started_wall),
         duration_s=time.monotonic() - started,
         checks=runs,
         strict=strict,

@@ -8,6 +8,8 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ampenv.util.jsonshape import integer, number
+
 
 @dataclass(frozen=True)
 class Setting:
@@ -43,9 +45,9 @@ class ConfigError(Exception):
 
 def _type_ok(value: Any, expected: type) -> bool:
     if expected is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return number(value)
     if expected is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return integer(value)
     return isinstance(value, expected)
 
 

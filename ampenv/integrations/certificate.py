@@ -23,6 +23,7 @@ from ampenv import __version__
 from ampenv.core.model import Status
 from ampenv.probe.fingerprint import changes, fingerprint
 from ampenv.util.atomic import write_text
+from ampenv.util.formats import parse_utc, utc_iso
 from ampenv.util.jsonshape import described, obj, or_null, text
 
 if TYPE_CHECKING:
@@ -62,20 +63,7 @@ def resolve_path(
 
 
 def _stamp(when: dt.datetime) -> str:
-    return when.astimezone(dt.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _parse_stamp(text: str) -> dt.datetime:
-    """A time with its UTC offset, in UTC; ValueError for anything else. A time without an
-    offset is refused, not guessed: ampenv writes UTC with a ``Z``, and a naive time cannot
-    be compared with an aware one."""
-    when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if when.utcoffset() is None:
-        raise ValueError(f"{text!r} has no UTC offset")
-    try:
-        return when.astimezone(dt.timezone.utc)
-    except OverflowError:  # e.g. 0001-01-01T00:00:00+01:00: before year 1 in UTC
-        raise ValueError(f"{text!r} is out of range") from None
+    return utc_iso(when.timestamp())
 
 
 def digest(body: dict[str, Any]) -> str:
@@ -135,7 +123,7 @@ def _is_stamp(value: Any) -> bool:
     if not isinstance(value, str):
         return False
     try:
-        _parse_stamp(value)
+        parse_utc(value)
     except ValueError:
         return False
     return True
@@ -234,7 +222,7 @@ def verify(
         cert = load(path)  # every field below is there and of its type
     except CertificateError as exc:
         return Verdict(False, str(exc))
-    issued, expires = _parse_stamp(cert["issued_at"]), _parse_stamp(cert["expires_at"])
+    issued, expires = parse_utc(cert["issued_at"]), parse_utc(cert["expires_at"])
     recorded, backend = cert["fingerprint"], cert["backend"]
     # A site that lowers max_age_hours makes older certificates stale at once. The earlier of
     # the two, without computing a time past year 9999 (an issued_at there is valid JSON).

@@ -12,7 +12,6 @@ reading side is ampenv/probe/bundle.py.
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import io
 import json
 import posixpath
@@ -27,6 +26,7 @@ from ampenv.core.session import Options, diagnose, open_session
 from ampenv.probe import Probe
 from ampenv.probe.bundle import FORMAT
 from ampenv.util.atomic import replacing
+from ampenv.util.formats import utc_iso
 from ampenv.util.redact import redact_env
 
 # Read for support even when no check asked: the OS, the kernel, the Ascend install records.
@@ -63,7 +63,7 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
                 "format": FORMAT,
                 "ampenv_version": __version__,
                 "host": rec.get("hostname"),
-                "created_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "created_at": utc_iso(time.time()),
                 "profile": report.profile,
                 "backend": report.backend,
                 "sysroot": probe.sysroot,

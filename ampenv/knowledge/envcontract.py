@@ -30,7 +30,7 @@ from ampenv.util.redact import looks_secret, redact
 
 KEYS = ("equals", "one_of", "min", "max", "forbid", "required", "multi_node", "default")
 VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+NUMBER = re.compile(envrules.NUMBER)
 
 
 @dataclass(frozen=True)

@@ -202,8 +202,7 @@ class BundleProbe(Probe):
         _checked("env.json", env, {key: ("a string", text) for key in keys})
         super().__init__(sysroot=str(root / "files"), env=env)
         self.facts = _checked("facts.json", _load_json(root, "facts.json"), FACTS)
-        report = _load_json(root, "report.json", {})
-        self.last_report = _checked("report.json", report, {})
+        _checked("report.json", _load_json(root, "report.json", {}), {})
         names = sorted(c.name for c in (root / "commands").glob("*.json"))
         self.commands = [_command(f"commands/{n}", _load_json(root, f"commands/{n}"))
                          for n in names]  # fmt: skip

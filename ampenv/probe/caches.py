@@ -1,24 +1,7 @@
-"""The known cache and log places of a training node, what in them is stale, and cleaning.
-
-Places (``PLACES``, one row each): the CANN operator compile caches (ACL_OP_COMPILER_CACHE_DIR,
-ASCEND_CACHE_PATH/kernel_cache, ~/atc_data, ./kernel_meta), the CANN logs
-(ASCEND_PROCESS_LOG_PATH, ASCEND_WORK_PATH/log, ~/ascend/log), torch's caches (extensions,
-inductor, torchair) and the site's own ``[cache] roots``. Every path is seen through the probe,
-so a sysroot plants a whole node.
-
-Which CANN built a compile cache: no CANN document names a version marker inside these folders,
-so ampenv judges each top-level entry by two rules of its own:
-
-1. an entry whose newest file predates the installation of the installed toolkit (the mtime of
-   its ascend_toolkit_install.info) was built by an earlier CANN (ascend-facts.md §9.6 draws
-   this inference; no source confirms it);
-2. ampenv's marker ``.ampenv-cann``, written into each compile cache it cleans, records the CANN
-   version installed at that moment and when: it names the version that built the older
-   entries, and stands in for rule 1 when the install time cannot be read.
-
-Logs and ``[cache] roots`` entries are stale once untouched for ``stale_after_days``. torch's
-caches are measured only (their staleness is torch's business) and are removed only by --all.
-Removal itself follows the rules in :mod:`ampenv.util.saferm`.
+"""What is in the cache and log places of this node: each place the environment names, judged
+against the removal rules, its top-level entries measured (size, files, newest mtime) within a
+time budget, and each entry's staleness by the rules of :mod:`ampenv.knowledge.caches`.
+Every path is seen through the probe, so a sysroot plants a whole node.
 """
 
 from __future__ import annotations
@@ -31,66 +14,12 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
+from ampenv.knowledge.caches import MARKER, PLACES, stale_reason
 from ampenv.probe import Probe, cann
 from ampenv.util import saferm
-
-MARKER = ".ampenv-cann"
-LOCK = "/tmp/ampenv-clean.lock"  # one per node (through the sysroot), shared by all users
-DAY = 86400.0
-
-
-@dataclass(frozen=True)
-class PlaceSpec:
-    label: str
-    kind: str  # compile | log | torch | site
-    var: Optional[str] = None  # the variable naming the folder
-    sub: str = ""  # the place, below the variable's folder
-    default: Optional[str] = None  # when the variable is unset: {home}, {cwd}, {user}
-
-
-PLACES = (
-    PlaceSpec("ACL_OP_COMPILER_CACHE_DIR", "compile", var="ACL_OP_COMPILER_CACHE_DIR"),
-    PlaceSpec("ASCEND_CACHE_PATH/kernel_cache", "compile", "ASCEND_CACHE_PATH", "kernel_cache"),
-    PlaceSpec("~/atc_data", "compile", default="{home}/atc_data"),
-    PlaceSpec("./kernel_meta", "compile", default="{cwd}/kernel_meta"),
-    PlaceSpec("ASCEND_PROCESS_LOG_PATH", "log", var="ASCEND_PROCESS_LOG_PATH"),
-    # ASCEND_WORK_PATH replaces $HOME/ascend as the log root (log priority rule); that its logs
-    # go to ./log below it is inferred from the atrace layout, not documented.
-    PlaceSpec("ASCEND_WORK_PATH/log", "log", var="ASCEND_WORK_PATH", sub="log"),
-    PlaceSpec("~/ascend/log", "log", default="{home}/ascend/log"),
-    PlaceSpec(
-        "torch extensions",
-        "torch",
-        "TORCH_EXTENSIONS_DIR",
-        default="{home}/.cache/torch_extensions",
-    ),
-    PlaceSpec(
-        "inductor cache", "torch", "TORCHINDUCTOR_CACHE_DIR", default="/tmp/torchinductor_{user}"
-    ),
-    PlaceSpec("TORCHAIR_CACHE_HOME", "torch", var="TORCHAIR_CACHE_HOME"),
-)
-
-
-def human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"  # pragma: no cover - the loop returns
-
-
-def count(n: int, one: str, many: str = "") -> str:
-    """``1 entry``, ``2 entries``, ``0 files``."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-def iso(ts: Optional[float]) -> Optional[str]:
-    if ts is None:
-        return None
-    when = _dt.datetime.fromtimestamp(ts, _dt.timezone.utc)
-    return when.isoformat(timespec="seconds").replace("+00:00", "Z")
+from ampenv.util.formats import utc_iso_or_none
 
 
 # -- the installed toolkit ---------------------------------------------------------------------
@@ -125,17 +54,6 @@ def read_marker(root: Path) -> Optional[Marker]:
         return Marker(fields["version"], cleaned)
     except (OSError, KeyError, ValueError):
         return None
-
-
-def write_marker(root: Path, version: str, when: float) -> None:
-    stamp = _dt.datetime.fromtimestamp(when, _dt.timezone.utc).isoformat(timespec="microseconds")
-    text = (
-        "# written by `ampenv clean`: the CANN toolkit installed when this cache was last\n"
-        f"# cleaned; entries built since were built by it\nversion={version}\ncleaned_at={stamp}\n"
-    )
-    tmp = root / f"{MARKER}.{os.getpid()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, root / MARKER)  # replaces a planted link itself, never its target
 
 
 # -- places and what is in them ----------------------------------------------------------------
@@ -184,7 +102,7 @@ class Place:
             "refused": self.refused,
             "bytes": self.bytes,
             "files": sum(e.files for e in self.entries),
-            "newest": iso(newest),
+            "newest": utc_iso_or_none(newest),
             "complete": all(e.complete for e in self.entries),
             "built_by_marker": self.marker.version if self.marker else None,
             "stale_entries": len(self.stale),
@@ -373,38 +291,6 @@ def _scan_place(place: Place, others: list[str], budget: _Budget) -> None:
             place.entries.append(_measure(unit, st.st_dev, budget))
 
 
-def stale_reason(
-    place: Place, entry: Entry, toolkit: Optional[Toolkit], cfg: dict[str, Any], now: float
-) -> Optional[str]:
-    """Why an entry is stale, or None; an entry the scan did not finish is never judged."""
-    if not entry.complete or entry.holds_root:
-        return None
-    if place.kind == "compile":
-        return _built_by_other_cann(entry.newest, place.marker, toolkit)
-    if place.kind in ("log", "site"):
-        days = float(cfg.get("stale_after_days", 30.0))
-        if entry.newest < now - days * DAY:
-            return f"untouched for more than {days:g} days"
-    return None
-
-
-def _built_by_other_cann(
-    newest: float, marker: Optional[Marker], toolkit: Optional[Toolkit]
-) -> Optional[str]:
-    if toolkit is None:
-        return None
-    other = marker.version if marker and marker.version != toolkit.version else None
-    if toolkit.installed_at is not None:
-        if newest >= toolkit.installed_at:
-            return None
-        day = iso(toolkit.installed_at)[:10]  # type: ignore[index]
-        by = f", by CANN {other} (ampenv's marker)" if other else ""
-        return f"built before CANN {toolkit.version} was installed on {day}{by}"
-    if other:
-        return f"built by CANN {other} (ampenv's marker); CANN {toolkit.version} is installed"
-    return None
-
-
 @dataclass
 class Inventory:
     places: list[Place]
@@ -455,177 +341,3 @@ def inventory(
     return Inventory(places, toolkit, disk_free, walked=not probe.offline)
 
 
-# -- the cleaning plan and its execution -------------------------------------------------------
-@dataclass
-class Item:
-    path: Path
-    root: Path
-    place: str
-    bytes: int
-    reason: str
-    whole_root: bool = True  # a process holding anything below the root keeps this item
-
-
-@dataclass
-class Refusal:
-    path: str
-    reason: str
-
-
-@dataclass
-class Plan:
-    inventory: Inventory
-    items: list[Item] = field(default_factory=list)
-    refused: list[Refusal] = field(default_factory=list)
-    uninspected: int = 0  # processes whose open files could not be seen
-
-    @property
-    def bytes(self) -> int:
-        return sum(i.bytes for i in self.items)
-
-
-def make_plan(
-    probe: Probe,
-    cfg: dict[str, Any],
-    *,
-    everything: bool = False,
-    logs: bool = True,
-    now: Optional[float] = None,
-) -> Plan:
-    """Exactly what a cleaning would remove, and what it refuses to touch and why."""
-    plan = Plan(inventory(probe, cfg, now=now))
-    seen: set[Path] = set()  # a log file below two nested log places goes once
-    for place in plan.inventory.places:
-        if place.refused:
-            plan.refused.append(Refusal(place.root, place.refused))
-            continue
-        if (place.kind == "log" and not logs) or (place.kind == "torch" and not everything):
-            continue
-        for entry in place.entries:
-            reason = "--all" if everything else entry.stale
-            if not reason or entry.path in seen:
-                continue
-            seen.add(entry.path)
-            if entry.holds_root:
-                continue  # another place: its own entries are judged there, the root stays
-            if entry.other_fs:
-                why = f"crosses into another filesystem at {entry.other_fs}"
-                plan.refused.append(Refusal(str(entry.path), why))
-            else:
-                item = Item(entry.path, place.path, place.label, entry.bytes, reason)
-                # A running job reads any kernel of its cache, but writes only its own logs.
-                item.whole_root = place.kind != "log"
-                plan.items.append(item)
-    _refuse_held(plan)
-    return plan
-
-
-def _refuse_held(plan: Plan) -> None:
-    """Move every item a live process holds into the refusals: for a cache, anything held
-    below its root; for a log file, the file itself."""
-    roots = sorted({os.path.realpath(i.root) for i in plan.items})
-    if not roots:
-        return
-    held, plan.uninspected = saferm.find_holders(roots)
-    kept = []
-    for item in plan.items:
-        holders = held.get(os.path.realpath(item.root), [])
-        if not item.whole_root:
-            mine = os.path.realpath(item.path)
-            holders = [h for h in holders if saferm.within(h.path, mine)]
-        if holders:
-            h = holders[0]
-            where = item.root if item.whole_root else item.path
-            why = f"{where} is in use: pid {h.pid} ({h.name}) holds {h.path}"
-            plan.refused.append(Refusal(str(item.path), why))
-        else:
-            kept.append(item)
-    plan.items = kept
-
-
-class CleanRefused(Exception):
-    """Cleaning cannot start: another cleaner runs, or the probe reads a bundle."""
-
-
-@dataclass
-class CleanResult:
-    plan: Plan
-    dry_run: bool
-    removed: list[Item] = field(default_factory=list)
-    failed: list[Refusal] = field(default_factory=list)
-
-    @property
-    def freed(self) -> int:
-        return sum(i.bytes for i in self.removed)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when everything stale went (or would go); 1 when something needs a person."""
-        return 1 if self.plan.refused or self.failed else 0
-
-
-def clean(
-    probe: Probe,
-    cfg: dict[str, Any],
-    *,
-    dry_run: bool = True,
-    everything: bool = False,
-    logs: bool = True,
-    wait: float = 10.0,
-    progress: Optional[Callable[[Item], None]] = None,
-) -> CleanResult:
-    """Plan, and unless ``dry_run`` remove, holding the cleaners' lock throughout."""
-    if probe.offline:
-        raise CleanRefused("a support bundle is read-only: run `ampenv clean` on the node")
-    if dry_run:
-        return CleanResult(make_plan(probe, cfg, everything=everything, logs=logs), True)
-    try:
-        with saferm.exclusive(probe.path(LOCK), wait):
-            plan = make_plan(probe, cfg, everything=everything, logs=logs)
-            result = CleanResult(plan, False)
-            for item in plan.items:
-                try:
-                    saferm.remove(item.path, item.root)
-                except OSError as exc:
-                    result.failed.append(Refusal(str(item.path), exc.strerror or str(exc)))
-                    continue
-                result.removed.append(item)
-                if progress:
-                    progress(item)
-            _stamp(result)
-    except saferm.CleanerBusy as exc:
-        raise CleanRefused(str(exc)) from None
-    return result
-
-
-def _stamp(result: CleanResult) -> None:
-    """Mark each compile cache left holding only what the installed CANN built."""
-    toolkit = result.plan.inventory.toolkit
-    if toolkit is None:
-        return
-    left = [r.path for r in (*result.plan.refused, *result.failed)]
-    now = time.time()
-    for place in result.plan.inventory.places:
-        if place.kind != "compile" or place.refused or not place.exists:
-            continue
-        if any(saferm.within(p, str(place.path)) for p in left):
-            continue
-        try:
-            write_marker(place.path, toolkit.version, now)
-        except OSError:
-            continue  # a read-only cache keeps its entries' mtimes as the only evidence
-
-
-def describe(result: CleanResult) -> str:
-    """One line: what a cleaning did (the ``--fix`` line)."""
-    n = len(result.removed)
-    freed = result.freed
-    line = f"removed {count(n, 'stale cache entry', 'stale cache entries')}, freed {freed} bytes"
-    line += f" ({human_bytes(freed)})"
-    if not result.plan.items and not result.plan.refused:
-        line = "nothing stale to remove"
-    kept = len(result.plan.refused) + len(result.failed)
-    if kept:
-        first = (result.plan.refused + result.failed)[0]
-        line += f"; {kept} refused or failed, first: {first.path}: {first.reason}"
-    return line

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ampenv.probe.caches import CleanResult, Item, count, human_bytes
+from ampenv.repair.clean import CleanResult, Item
+from ampenv.util.formats import count, human_bytes
 
 SCHEMA = "ampenv.clean/1"
 FORMATS = ("text", "json")

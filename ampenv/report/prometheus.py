@@ -7,12 +7,12 @@ the run's completion time is a gauge of its own.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import re
 from typing import Optional
 
 from ampenv.core.model import Report, Status
+from ampenv.util.formats import parse_utc
 
 PREFIX = "ampenv_"
 
@@ -51,7 +51,7 @@ class _Family:
 
 
 def _finished_at(report: Report) -> float:
-    started = _dt.datetime.fromisoformat(report.started_at.replace("Z", "+00:00"))
+    started = parse_utc(report.started_at)
     return started.timestamp() + report.duration_s
 
 

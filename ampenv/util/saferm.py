@@ -58,18 +58,6 @@ def protected_reason(path: str, homes: Iterable[str]) -> Optional[str]:
     return None
 
 
-def dir_stays_on(top: Path, dev: int) -> Optional[str]:
-    """The first folder below ``top`` (itself included) on another filesystem, or None."""
-    for dirpath, dirnames, _ in os.walk(top, followlinks=False):
-        try:
-            if os.lstat(dirpath).st_dev != dev:
-                return dirpath
-        except OSError:
-            continue
-        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
-    return None
-
-
 def remove(path: Path, root: Path) -> None:
     """Remove one entry strictly below ``root`` without following any link. Raises OSError."""
     real_root = os.path.realpath(root)

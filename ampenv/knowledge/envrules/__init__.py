@@ -5,6 +5,7 @@ from ampenv.knowledge.envrules.judge import export_line, family_of, judge, shown
 from ampenv.knowledge.envrules.table import KEY_OPS, RULES
 from ampenv.knowledge.envrules.vocabulary import (
     FAMILY_PREFIXES,
+    NUMBER,
     READ_BY_NOBODY,
     UNKNOWN,
     Node,
@@ -16,6 +17,7 @@ from ampenv.knowledge.envrules.vocabulary import (
 __all__ = [
     "FAMILY_PREFIXES",
     "KEY_OPS",
+    "NUMBER",
     "READ_BY_NOBODY",
     "RULES",
     "UNKNOWN",

@@ -1,0 +1,206 @@
+"""Cleaning the caches and logs: the plan (exactly what would go, what is refused and why), the
+cleaners' lock, removal through :mod:`ampenv.util.saferm`, and ampenv's marker written into
+each compile cache it leaves clean."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from ampenv.knowledge.caches import MARKER
+from ampenv.probe import Probe
+from ampenv.probe.caches import Inventory, inventory
+from ampenv.util import saferm
+from ampenv.util.formats import count, human_bytes
+
+LOCK = "/tmp/ampenv-clean.lock"  # one per node (through the sysroot), shared by all users
+
+
+def write_marker(root: Path, version: str, when: float) -> None:
+    stamp = _dt.datetime.fromtimestamp(when, _dt.timezone.utc).isoformat(timespec="microseconds")
+    text = (
+        "# written by `ampenv clean`: the CANN toolkit installed when this cache was last\n"
+        f"# cleaned; entries built since were built by it\nversion={version}\ncleaned_at={stamp}\n"
+    )
+    tmp = root / f"{MARKER}.{os.getpid()}.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, root / MARKER)  # replaces a planted link itself, never its target
+
+
+@dataclass
+class Item:
+    path: Path
+    root: Path
+    place: str
+    bytes: int
+    reason: str
+    whole_root: bool = True  # a process holding anything below the root keeps this item
+
+
+@dataclass
+class Refusal:
+    path: str
+    reason: str
+
+
+@dataclass
+class Plan:
+    inventory: Inventory
+    items: list[Item] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    uninspected: int = 0  # processes whose open files could not be seen
+
+    @property
+    def bytes(self) -> int:
+        return sum(i.bytes for i in self.items)
+
+
+def make_plan(
+    probe: Probe,
+    cfg: dict[str, Any],
+    *,
+    everything: bool = False,
+    logs: bool = True,
+    now: Optional[float] = None,
+) -> Plan:
+    """Exactly what a cleaning would remove, and what it refuses to touch and why."""
+    plan = Plan(inventory(probe, cfg, now=now))
+    seen: set[Path] = set()  # a log file below two nested log places goes once
+    for place in plan.inventory.places:
+        if place.refused:
+            plan.refused.append(Refusal(place.root, place.refused))
+            continue
+        if (place.kind == "log" and not logs) or (place.kind == "torch" and not everything):
+            continue
+        for entry in place.entries:
+            reason = "--all" if everything else entry.stale
+            if not reason or entry.path in seen:
+                continue
+            seen.add(entry.path)
+            if entry.holds_root:
+                continue  # another place: its own entries are judged there, the root stays
+            if entry.other_fs:
+                why = f"crosses into another filesystem at {entry.other_fs}"
+                plan.refused.append(Refusal(str(entry.path), why))
+            else:
+                item = Item(entry.path, place.path, place.label, entry.bytes, reason)
+                # A running job reads any kernel of its cache, but writes only its own logs.
+                item.whole_root = place.kind != "log"
+                plan.items.append(item)
+    _refuse_held(plan)
+    return plan
+
+
+def _refuse_held(plan: Plan) -> None:
+    """Move every item a live process holds into the refusals: for a cache, anything held
+    below its root; for a log file, the file itself."""
+    roots = sorted({os.path.realpath(i.root) for i in plan.items})
+    if not roots:
+        return
+    held, plan.uninspected = saferm.find_holders(roots)
+    kept = []
+    for item in plan.items:
+        holders = held.get(os.path.realpath(item.root), [])
+        if not item.whole_root:
+            mine = os.path.realpath(item.path)
+            holders = [h for h in holders if saferm.within(h.path, mine)]
+        if holders:
+            h = holders[0]
+            where = item.root if item.whole_root else item.path
+            why = f"{where} is in use: pid {h.pid} ({h.name}) holds {h.path}"
+            plan.refused.append(Refusal(str(item.path), why))
+        else:
+            kept.append(item)
+    plan.items = kept
+
+
+class CleanRefused(Exception):
+    """Cleaning cannot start: another cleaner runs, or the probe reads a bundle."""
+
+
+@dataclass
+class CleanResult:
+    plan: Plan
+    dry_run: bool
+    removed: list[Item] = field(default_factory=list)
+    failed: list[Refusal] = field(default_factory=list)
+
+    @property
+    def freed(self) -> int:
+        return sum(i.bytes for i in self.removed)
+
+    @property
+    def exit_code(self) -> int:
+        """0 when everything stale went (or would go); 1 when something needs a person."""
+        return 1 if self.plan.refused or self.failed else 0
+
+
+def clean(
+    probe: Probe,
+    cfg: dict[str, Any],
+    *,
+    dry_run: bool = True,
+    everything: bool = False,
+    logs: bool = True,
+    wait: float = 10.0,
+    progress: Optional[Callable[[Item], None]] = None,
+) -> CleanResult:
+    """Plan, and unless ``dry_run`` remove, holding the cleaners' lock throughout."""
+    if probe.offline:
+        raise CleanRefused("a support bundle is read-only: run `ampenv clean` on the node")
+    if dry_run:
+        return CleanResult(make_plan(probe, cfg, everything=everything, logs=logs), True)
+    try:
+        with saferm.exclusive(probe.path(LOCK), wait):
+            plan = make_plan(probe, cfg, everything=everything, logs=logs)
+            result = CleanResult(plan, False)
+            for item in plan.items:
+                try:
+                    saferm.remove(item.path, item.root)
+                except OSError as exc:
+                    result.failed.append(Refusal(str(item.path), exc.strerror or str(exc)))
+                    continue
+                result.removed.append(item)
+                if progress:
+                    progress(item)
+            _stamp(result)
+    except saferm.CleanerBusy as exc:
+        raise CleanRefused(str(exc)) from None
+    return result
+
+
+def _stamp(result: CleanResult) -> None:
+    """Mark each compile cache left holding only what the installed CANN built."""
+    toolkit = result.plan.inventory.toolkit
+    if toolkit is None:
+        return
+    left = [r.path for r in (*result.plan.refused, *result.failed)]
+    now = time.time()
+    for place in result.plan.inventory.places:
+        if place.kind != "compile" or place.refused or not place.exists:
+            continue
+        if any(saferm.within(p, str(place.path)) for p in left):
+            continue
+        try:
+            write_marker(place.path, toolkit.version, now)
+        except OSError:
+            continue  # a read-only cache keeps its entries' mtimes as the only evidence
+
+
+def describe(result: CleanResult) -> str:
+    """One line: what a cleaning did (the ``--fix`` line)."""
+    n = len(result.removed)
+    freed = result.freed
+    line = f"removed {count(n, 'stale cache entry', 'stale cache entries')}, freed {freed} bytes"
+    line += f" ({human_bytes(freed)})"
+    if not result.plan.items and not result.plan.refused:
+        line = "nothing stale to remove"
+    kept = len(result.plan.refused) + len(result.failed)
+    if kept:
+        first = (result.plan.refused + result.failed)[0]
+        line += f"; {kept} refused or failed, first: {first.path}: {first.reason}"
+    return line
