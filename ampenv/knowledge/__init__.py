@@ -1,0 +1,1 @@
+"""What ampenv knows, as data with sources."""
