@@ -135,7 +135,9 @@ def test_hit_positions_and_counts() -> None:
 def test_several_files_aggregate_per_id() -> None:
     scanner = Scanner()
     scanner.feed_text("x\nerror code is 507035\n", "a.log")
-    scanner.feed_text("y\nz\nwait for compute device to finish failed, runtime result = 507035.\n", "b.log")
+    scanner.feed_text(
+        "y\nz\nwait for compute device to finish failed, runtime result = 507035.\n", "b.log"
+    )
     [hit] = scanner.hits()
     assert (hit.first, hit.last, hit.count) == ("a.log:2", "b.log:3", 2)
 

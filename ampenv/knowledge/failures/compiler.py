@@ -84,7 +84,9 @@ FAILURES = (
         fix=CLEAR_CACHES,
         confirm="cache.stale",
         sources=(
-            Source("seed article (issue 6); ampenv logscan.py SIGNATURES wc-db-work-queue", "report"),
+            Source(
+                "seed article (issue 6); ampenv logscan.py SIGNATURES wc-db-work-queue", "report"
+            ),
             Source("Subversion SVN_ERR_WC_BAD_ADM_LOG (E155009)", "official"),
         ),
         hints=("fail",),

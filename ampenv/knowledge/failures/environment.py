@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
-SET_ENV = "source /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN >= 8.5: /usr/local/Ascend/cann/set_env.sh)"
+SET_ENV = (
+    "source /usr/local/Ascend/ascend-toolkit/set_env.sh "
+    "(CANN >= 8.5: /usr/local/Ascend/cann/set_env.sh)"
+)
 TORCH_NPU_LOADER = (
     "Ascend/pytorch torch_npu/_init/core/module_loader.py@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 )
@@ -21,7 +24,8 @@ FAILURES = (
         patterns=(
             r"\blib(?:hccl|ascendcl|ge_runner|graph|runtime|acl_op_compiler|opapi|msprofiler"
             r"|register|tsdclient|nnopbase|platform|ge_common|error_manager|ascend_protobuf"
-            r"|acl_tdt_channel|cust_opapi|aclnn_\w{1,40})\.so[\w.]{0,20}: cannot open shared object",
+            r"|acl_tdt_channel|cust_opapi|aclnn_\w{1,40})\.so[\w.]{0,20}: "
+            r"cannot open shared object",
             r"Please check that the (?:cann|runtime|compiler) package is installed",
         ),
         codes=(),

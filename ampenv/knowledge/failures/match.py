@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Optional
 
 from ampenv.knowledge.failures.model import GENERIC, Failure
 
 WINDOW = 8192  # bytes of a long line kept either side of a hint
-BATCH = 4 << 20  # lines fed one by one are scanned in batches of about this many bytes
+BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
 
 
@@ -107,17 +108,17 @@ class Scanner:
         self.feed_bytes(text.encode("utf-8", "surrogatepass"), name, first_line)
 
     def feed_lines(self, lines: Iterable[str], name: str) -> None:
-        batch: list[str] = []
-        size, first = 0, 1
-        for line in lines:
-            batch.append(line.rstrip("\r\n"))
-            size += len(line) + 1
-            if size >= BATCH:
-                self.feed_text("\n".join(batch), name, first)
-                first += len(batch)
-                batch, size = [], 0
-        if batch:
-            self.feed_text("\n".join(batch), name, first)
+        """Lines with or without their line ends (as a file or ``splitlines()`` gives them)."""
+        it = iter(lines)
+        first = 1
+        while True:
+            batch = list(islice(it, BATCH_LINES))
+            if not batch:
+                return
+            # File iteration keeps the line ends, splitlines() drops them.
+            joiner = "" if batch[0].endswith("\n") else "\n"
+            self.feed_text(joiner.join(batch), name, first)
+            first += len(batch)
 
     def _check(self, failure: Failure, line: str, where: str) -> None:
         m = failure.search(line)

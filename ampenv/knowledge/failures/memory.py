@@ -5,9 +5,13 @@ from __future__ import annotations
 from ampenv.knowledge.failures.model import Failure, Source, code
 
 CODES_H = (
-    "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+    "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+    "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 )
-ALLOC_CONFIG = "Ascend/pytorch torch_npu/csrc/core/npu/NPUAllocatorConfig.cpp@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+ALLOC_CONFIG = (
+    "Ascend/pytorch torch_npu/csrc/core/npu/NPUAllocatorConfig.cpp"
+    "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+)
 CACHING_ALLOC = (
     "Ascend/pytorch torch_npu/csrc/core/npu/NPUCachingAllocator.cpp"
     "@2dd1e508c79551c37182905cdc7edce49427204c (v2.1.0-6.0.0)"
