@@ -1,0 +1,71 @@
+"""The one catalogue of Ascend failure knowledge, as data with sources, and its matcher.
+
+``CATALOGUE`` holds every known failure; ``scan_lines`` / ``Scanner`` find them in logs;
+``explain`` answers an error code, a failure id or a pasted log line; ``nearest`` suggests the
+known codes closest to an unknown one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from ampenv.knowledge.failures import acl, compiler, driver, environment, hccl, memory, torch_npu
+from ampenv.knowledge.failures.match import Hit, Scanner, scan_lines
+from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
+
+CATALOGUE: tuple[Failure, ...] = (
+    *environment.FAILURES,
+    *torch_npu.FAILURES,
+    *driver.FAILURES,
+    *memory.FAILURES,
+    *acl.FAILURES,
+    *hccl.FAILURES,
+    *compiler.FAILURES,
+)
+BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}
+
+__all__ = [
+    "BY_ID", "CATALOGUE", "MODES", "WEIGHTS", "Failure", "Hit", "Scanner", "Source", "explain",
+    "nearest", "scan_lines",
+]
+
+_CODE = re.compile(r"(?a)^(?:E[A-Z0-9]\d{4}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE)
+
+
+def _norm(code: str) -> str:
+    code = code.strip()
+    return code.lower() if code.lower().startswith("0x") else code.upper()
+
+
+def explain(query: str) -> list[Failure]:
+    """The failures a query names: a failure id, an error code ("EI0006", "507035", "-8020",
+    "0x25"), or pasted log text (one or more lines), most specific first."""
+    q = query.strip()
+    if q in BY_ID:
+        return [BY_ID[q]]
+    if _CODE.match(q):
+        code = _norm(q)
+        found = [f for f in CATALOGUE if code in {_norm(c) for c in f.codes}]
+        return sorted(found, key=lambda f: f.rank)
+    return [hit.failure for hit in scan_lines(q.splitlines(), "query")]
+
+
+def nearest(query: str, n: int = 5) -> list[str]:
+    """Known codes and ids closest to ``query`` (for an unknown code: its neighbours)."""
+    q = _norm(query) if _CODE.match(query.strip()) else query.strip()
+    codes = sorted({_norm(c) for f in CATALOGUE for c in f.codes})
+    if q.lstrip("-").isdigit():
+        same_kind = [c for c in codes if c.lstrip("-").isdigit() and len(c) == len(q)]
+        ranked = sorted(same_kind, key=lambda c: (-_prefix(c, q), abs(int(c) - int(q))))
+        return ranked[:n]
+    return difflib.get_close_matches(q, codes + sorted(BY_ID), n=n, cutoff=0.4)
+
+
+def _prefix(a: str, b: str) -> int:
+    size = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        size += 1
+    return size

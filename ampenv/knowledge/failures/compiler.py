@@ -1,0 +1,95 @@
+"""Operator compile, its caches, and dtypes the chip lacks."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import CLASS, Failure, Source
+
+CLEAR_CACHES = "clear the stale caches: `ampenv clean --yes` (`ampenv doctor --fix` does the same)"
+FACTS = "/work/shared/reference/ascend-facts.md"
+
+FAILURES = (
+    Failure(
+        id="dtype-bf16-unsupported",
+        mode="dtype",
+        component="aicore",
+        patterns=(
+            r"not implemented for DT_BFLOAT16",
+            r"bfloat16 of tbe\.[\w.]{1,80} is not supported",
+        ),
+        codes=("EZ1001",),
+        meaning="bfloat16 on a chip without it: the 910A family (and 310P) compute float16 only",
+        causes=("amp dtype or model dtype bfloat16 on 910A / 310P",),
+        fix="use float16 there: torch_dtype=torch.float16 / --fp16 instead of --bf16 (ampenv "
+        "picks float16 on 910A)",
+        confirm="npu.devices",
+        sources=(
+            Source("https://github.com/hiyouga/LlamaFactory/issues/4165", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/9294", "maintainer"),
+            Source("https://github.com/shirwy/vllm-ascend-910a/issues/4", "report"),
+            Source(FACTS + " §5 (dtype support per chip)", "official"),
+        ),
+        hints=("not implemented", "not support"),
+    ),
+    Failure(
+        id="op-compile-failed",
+        mode="compile-cache",
+        component="tbe",
+        patterns=(
+            r"\bE90003\b[^\n]{0,80}Compile operator failed",
+            r"Failed to compile Op \[",
+        ),
+        codes=("E90003",),
+        meaning="an operator failed to compile; after a CANN upgrade a compile cache built by "
+        "the previous CANN is the likely cause, else the message after it (an unsupported "
+        "dtype, a template constraint) is",
+        causes=(
+            "a compile cache built by another CANN version (inference)",
+            "an input the operator does not support (see a dtype finding next to it)",
+        ),
+        fix=CLEAR_CACHES,
+        confirm="cache.stale",
+        sources=(
+            Source(FACTS + " §6 (inference: cache dirs built by another CANN go stale)", "report"),
+            Source("ampenv logscan.py SIGNATURES op-compile-failed", "official"),
+        ),
+        hints=("fail",),
+        rank=CLASS,
+        clears_cache=True,
+    ),
+    Failure(
+        id="op-compile-python-call",
+        mode="compile-cache",
+        component="tbe",
+        patterns=(r"\bE40024\b[^\n]{0,80}Failed call Python Func",),
+        codes=("E40024",),
+        meaning="the op compiler's Python side failed; in the report the Python error was "
+        "PY_SSIZE_T_CLEAN, an interpreter newer than that CANN supports",
+        causes=("a Python version the CANN release does not support",),
+        fix="run with a Python version the CANN release supports (3.8-3.11 for CANN 8.x), then "
+        + CLEAR_CACHES,
+        confirm="python.stack",
+        sources=(Source("https://github.com/Ascend/pytorch/issues/61", "report"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="wc-db-work-queue",
+        mode="compile-cache",
+        component="cache",
+        patterns=(r"failed to run the wc db work queue",),
+        codes=("E155009",),
+        meaning="the seed article's signature, cured there by clearing the stale caches; the "
+        "wording is Subversion's E155009 (svn could not replay its working-copy work queue, "
+        "typically because another program held a file open; there `svn cleanup` is the cure)",
+        causes=("a working copy or cache left half-written by an interrupted run",),
+        fix=CLEAR_CACHES,
+        confirm="cache.stale",
+        sources=(
+            Source(
+                "seed article (issue 6); ampenv logscan.py SIGNATURES wc-db-work-queue", "report"
+            ),
+            Source("Subversion SVN_ERR_WC_BAD_ADM_LOG (E155009)", "official"),
+        ),
+        hints=("fail",),
+        clears_cache=True,
+    ),
+)

@@ -1,0 +1,136 @@
+"""CANN and NNAL environment: libraries and Python packages not found, paths not set."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import CLASS, Failure, Source
+
+SET_ENV = (
+    "source /usr/local/Ascend/ascend-toolkit/set_env.sh "
+    "(CANN >= 8.5: /usr/local/Ascend/cann/set_env.sh)"
+)
+TORCH_NPU_LOADER = (
+    "Ascend/pytorch torch_npu/_init/core/module_loader.py@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+)
+REGISTRY = (
+    "Ascend/pytorch torch_npu/_init/registry/registry_manager.py"
+    "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+)
+
+FAILURES = (
+    Failure(
+        id="cann-not-sourced",
+        mode="cann-env",
+        component="cann",
+        patterns=(
+            r"\blib(?:hccl|ascendcl|ge_runner|graph|runtime|acl_op_compiler|opapi|msprofiler"
+            r"|register|tsdclient|nnopbase|platform|ge_common|error_manager|ascend_protobuf"
+            r"|acl_tdt_channel|cust_opapi|aclnn_\w{1,40})\.so[\w.]{0,20}: "
+            r"cannot open shared object",
+            r"Please check that the (?:cann|runtime|compiler) package is installed",
+        ),
+        codes=(),
+        meaning="a CANN library cannot be loaded: the CANN environment was not sourced in this "
+        "shell (LD_LIBRARY_PATH lacks the toolkit's lib64) or the package is not installed",
+        causes=(
+            "set_env.sh not sourced in this shell, container or service unit",
+            "CANN toolkit (or the part that ships the library) not installed",
+            "a CANN installed for another architecture or removed since",
+        ),
+        fix=SET_ENV + "; then `ampenv doctor --only cann.toolkit`",
+        confirm="cann.toolkit",
+        sources=(
+            Source(TORCH_NPU_LOADER + " (libhccl.so / libascendcl.so messages)", "official"),
+            Source("https://github.com/BytePioneer-AI/PaddleOCR-NPU/issues/7", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/262", "report"),
+            Source("ampenv checks/python.py _translate (MISSING_LIB)", "official"),
+        ),
+        hints=("cannot", "is installed"),
+    ),
+    Failure(
+        id="cann-env-unset",
+        mode="cann-env",
+        component="cann",
+        patterns=(
+            r"ASCEND_OPP_PATH environment variable is not set",
+            r"ASCEND_HOME_PATH environment variable is not set",
+        ),
+        codes=("148049",),
+        meaning="torch_npu found no CANN environment variables, or they name paths that do not "
+        "exist (the CANN package behind them is missing)",
+        causes=(
+            "set_env.sh not sourced",
+            "the opp, runtime or compiler package of CANN not installed where the variables point",
+        ),
+        fix=SET_ENV + "; if the path still does not exist, reinstall the CANN toolkit",
+        confirm="cann.toolkit",
+        sources=(
+            Source(REGISTRY + " (_cann_package_check)", "official"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (148049)",
+                "official",
+            ),
+            Source("ampenv checks/python.py _translate (NO_RUNTIME)", "official"),
+        ),
+        hints=("not set",),
+    ),
+    Failure(
+        id="nnal-not-sourced",
+        mode="cann-env",
+        component="nnal",
+        patterns=(
+            r"\blib(?:atb|atb_speed|asdops|lcal|lccl|atb_train)\.so[\w.]{0,20}: cannot open "
+            r"shared object",
+        ),
+        codes=(),
+        meaning="an NNAL/ATB library cannot be loaded: NNAL is not installed or its environment "
+        "was not sourced (it has its own set_env.sh)",
+        causes=(
+            "source /usr/local/Ascend/nnal/atb/set_env.sh missing from the environment",
+            "NNAL not installed (toolkit, then kernels, then NNAL)",
+        ),
+        fix="source /usr/local/Ascend/nnal/atb/set_env.sh (install NNAL matching the CANN version "
+        "if the directory is missing)",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/152", "report"),),
+        hints=("cannot",),
+    ),
+    Failure(
+        id="cann-python-missing",
+        mode="cann-env",
+        component="cann",
+        patterns=(
+            r"No module named '(?:tbe|te|te_fusion|op_gen|schedule_search|auto_tune)"
+            r"(?:\.[\w.]{1,80})?'",
+        ),
+        codes=(),
+        meaning="the op compiler's Python packages (tbe, te) are not importable: the CANN "
+        "environment adds them to PYTHONPATH, so it was not sourced for this interpreter",
+        causes=(
+            "set_env.sh not sourced (PYTHONPATH lacks <toolkit>/python/site-packages)",
+            "a different Python than the one CANN's packages were installed for",
+        ),
+        fix=SET_ENV + " in the same shell that starts python",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/Ascend/pytorch/issues/29", "report"),),
+        hints=("no module named",),
+    ),
+    Failure(
+        id="init-env-failed",
+        mode="cann-env",
+        component="cann",
+        patterns=(r"init env failed", r"build op model failed, result = 500001"),
+        codes=(),
+        meaning="CANN could not start its op compiler: Python dependencies are missing",
+        causes=("numpy, decorator, sympy, cffi, protobuf, attrs, pyyaml ... not installed",),
+        fix="pip install numpy decorator sympy cffi protobuf attrs pyyaml pathlib2 scipy "
+        "requests psutil absl-py",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/Ascend/pytorch/issues/7", "maintainer"),
+            Source("ampenv logscan.py SIGNATURES init-env-failed (ascend-facts.md §6)", "official"),
+        ),
+        hints=("fail",),
+        rank=CLASS,
+    ),
+)

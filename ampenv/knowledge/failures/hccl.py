@@ -1,0 +1,212 @@
+"""HCCL: link setup, collectives that time out, and the dead rank behind them."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import CLASS, Failure, Source, code
+
+FACTS = "/work/shared/reference/ascend-facts.md"
+FIRST_RANK = (
+    "find the rank that failed first (its plog has the earliest error) and fix that; raise "
+    "HCCL_EXEC_TIMEOUT only for genuine skew between ranks"
+)
+CONNECT = (
+    "check the other ranks for an earlier error; if they only started late, raise "
+    "HCCL_CONNECT_TIMEOUT (120-7200 s, e.g. export HCCL_CONNECT_TIMEOUT=1200); check the "
+    "network: `ampenv doctor --only env.hccl`, `hccn_tool -i <dev> -link -g`, HCCL_IF_IP"
+)
+
+FAILURES = (
+    Failure(
+        id="hccl-socket-timeout",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"\bEI0006\b", r"Getting socket times out"),
+        codes=("EI0006",),
+        meaning="HCCL link setup timed out: a remote rank did not connect in time",
+        causes=(
+            "a remote rank failed or hung before it connected",
+            "ranks started further apart than HCCL_CONNECT_TIMEOUT (120 s by default)",
+            "no route between the ranks (subnet, TLS settings differ)",
+        ),
+        fix=CONNECT,
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/5461", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/486", "report"),
+            Source("https://github.com/vllm-project/afd-plugin/issues/229", "report"),
+            Source("ampenv dist/launch.py HCCL_CONNECT", "official"),
+        ),
+        hints=("times out", "error"),
+    ),
+    Failure(
+        id="hccl-link-establish",
+        mode="hccl",
+        component="hccl",
+        patterns=(
+            r"\[LinkEstablish\]wait socket establish timeout",
+            r"Wait links establish completed failed",
+            r"socket establish timeout",
+        ),
+        codes=(),
+        meaning="HCCL could not establish its links to the listed peers within "
+        "HCCL_CONNECT_TIMEOUT",
+        causes=(
+            "a peer rank not started or dead",
+            "ports blocked or the wrong interface (HCCL_IF_IP / HCCL_SOCKET_IFNAME)",
+        ),
+        fix=CONNECT,
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/9447", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1955", "report"),
+            Source("ampenv dist/launch.py HCCL_CONNECT", "official"),
+        ),
+        hints=("timeout", "fail"),
+    ),
+    Failure(
+        id="hccl-transport-init",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"\bEI0009\b[^\n]{0,80}Transport init error", r"\[Create\]\[DestLink\]"),
+        codes=("EI0009",),
+        meaning="HCCL could not create the transport link to a peer rank",
+        causes=("the peer NPU or rank failed first", "network between the devices"),
+        fix="check the rank named as dst_rank for an earlier error; then the links: "
+        "`hccn_tool -i <dev> -link -g`",
+        confirm="env.hccl",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/3162", "report"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="hccl-notify-wait-timeout",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"\bEI0002\b", r"wait execution of the Notify register times out"),
+        codes=("EI0002",),
+        meaning="a collective waited for a remote rank that never arrived (HCCL_EXEC_TIMEOUT); "
+        "the remote rank it names is the one to look at",
+        causes=(
+            "the remote rank died or failed earlier",
+            "the remote rank is slower than the timeout (data or load imbalance)",
+            "ranks running different numbers of steps",
+        ),
+        fix=FIRST_RANK + " (the line names it: remote rank: [N])",
+        confirm="env.hccl",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/3413", "report"),),
+        hints=("times out", "error"),
+    ),
+    Failure(
+        id="hccp-init-failed",
+        mode="hccl",
+        component="hccp",
+        patterns=(r"\bEJ0001\b", r"Failed to initialize the HCCP process"),
+        codes=("EJ0001",),
+        meaning="HCCL's device-side process (HCCP) could not start: the previous training "
+        "process on this device is probably still alive",
+        causes=("a previous job's processes not yet exited",),
+        fix="stop the previous job (`npu-smi info` process table; kill its pids), wait 10 s, "
+        "start again",
+        confirm="npu.devices",
+        sources=(Source("https://github.com/hiyouga/LlamaFactory/issues/3839", "report"),),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="hccl-device-id-error",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"rtGetDeviceIndexByPhyId execute failed", r"GetDeviceIndexByPhyId\]"),
+        codes=(),
+        meaning="HCCL could not map a physical device id to a logical one when building the "
+        "communicator",
+        causes=(
+            "a CANN bug fixed in CANN 8.1.RC1 (per the report)",
+            "ASCEND_RT_VISIBLE_DEVICES not matching the ranks' devices",
+        ),
+        fix="upgrade CANN (the reporter's fix: 8.1.RC1) and check ASCEND_RT_VISIBLE_DEVICES",
+        confirm="env.npu",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/672", "report"),),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="hccl-root-info-init",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"HCCL function error: hcclCommInitRootInfo",),
+        codes=(),
+        meaning="creating the HCCL communicator from the root info failed; the E-code lines next "
+        "to it say why",
+        causes=(
+            "a rank unreachable or dead at init (HCCL_IF_IP, ports)",
+            "device id mapping errors",
+        ),
+        fix="read the E-code after it; check HCCL_IF_IP / HCCL_SOCKET_IFNAME and "
+        "`ampenv doctor --only env.hccl`",
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/397", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/2712", "report"),
+        ),
+        hints=("error",),
+        rank=CLASS,
+    ),
+    Failure(
+        id="hccl-ranktable-invalid",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"\bEI0014\b",),
+        codes=("EI0014",),
+        meaning="HCCL rejected the rank table (RANK_TABLE_FILE or a mounted "
+        "/etc/hccl_rootinfo.json): wrong format or version for this chip",
+        causes=("a rank table of another chip generation (1.0 = A2, 1.2 = A3, 2.0 = A5)",),
+        fix="regenerate the ranktable for this cluster, or unset RANK_TABLE_FILE / remove the "
+        "stale mounted one",
+        confirm="env.hccl",
+        sources=(Source("https://github.com/gpustack/runtime/pull/27", "report"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="hccl-exec-timeout",
+        mode="hccl",
+        component="hccl",
+        patterns=(
+            r"hccl fftsplus (?:task )?timeout",
+            r"reason=\[task timeout\]",
+            code("107020"),
+        ),
+        codes=("107020",),
+        meaning="an HCCL collective task timed out on the device (HCCL_EXEC_TIMEOUT, 1836 s by "
+        "default): a rank died, hangs, or the ranks drifted apart",
+        causes=("a rank died or hangs", "ranks out of step (data imbalance)"),
+        fix=FIRST_RANK,
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/hiyouga/LlamaFactory/issues/5347", "report"),
+            Source("https://github.com/InternLM/lmdeploy/issues/3354", "report"),
+            Source(FACTS + " §4 HCCL_EXEC_TIMEOUT (envref_07_0078)", "official"),
+        ),
+        hints=("timeout", "error"),
+        rank=CLASS,
+    ),
+    Failure(
+        id="hccl-watchdog-timeout",
+        mode="hccl",
+        component="torch_npu",
+        patterns=(
+            r"Watchdog caught collective operation timeout: WorkHCCL",
+            r"HCCL watchdog thread terminated",
+            r"Some HCCL operations have failed or timed out",
+        ),
+        codes=(),
+        meaning="torch_npu's watchdog gave up on a collective (the process group timeout): a "
+        "rank died, hangs, or the ranks drifted apart",
+        causes=("a rank died or hangs", "a timeout shorter than genuine skew"),
+        fix=FIRST_RANK + "; the process group timeout is init_process_group(timeout=...)",
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/382", "report"),
+            Source("ampenv logscan.py SIGNATURES hccl-timeout", "official"),
+        ),
+        hints=("timeout", "fail", "watchdog"),
+        rank=CLASS,
+    ),
+)

@@ -1,0 +1,165 @@
+"""Find the known failures in log text, fast enough for the last 64 MiB of a log.
+
+The text is scanned as UTF-8 bytes: ``bytes.lower()`` folds ASCII only, so every offset in the
+lowered copy is the offset of the same byte in the original (``str.lower()`` turns U+0130 into
+two code points and shifts every offset after it). The union of the catalogue's hints is small,
+so the bytes are searched once per hint; only the lines holding a hint are decoded and given to
+the regexes of the failures whose hints they hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Optional
+
+from ampenv.knowledge.failures.model import GENERIC, Failure
+
+WINDOW = 8192  # bytes of a long line kept either side of a hint
+BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
+EXCERPT = 200
+
+
+@dataclass
+class Hit:
+    """Every line one failure matched, in every text fed to the scanner."""
+
+    failure: Failure
+    match: str  # the text its pattern matched, first time
+    line: str  # the first line that showed it, trimmed
+    first: str  # name:line
+    last: str  # name:line
+    count: int
+    also: tuple[str, ...] = ()  # generic hits: the specific failures found with them
+
+    @property
+    def id(self) -> str:
+        return self.failure.id
+
+
+@dataclass
+class _Found:
+    match: str
+    line: str
+    first: str
+    last: str
+    count: int = 1
+    order: int = 0
+
+
+def _trim(line: str, start: int, end: int) -> str:
+    line = line.strip()
+    if len(line) <= EXCERPT:
+        return line
+    at = max(0, min(start, len(line)) - EXCERPT // 3)
+    return line[at : at + EXCERPT]
+
+
+@dataclass
+class Scanner:
+    """Feed it one or more texts; ``hits()`` aggregates one hit per failure id."""
+
+    catalogue: tuple[Failure, ...] = ()
+    _found: dict[str, _Found] = field(default_factory=dict)
+    _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.catalogue:
+            from ampenv.knowledge.failures import CATALOGUE
+
+            self.catalogue = CATALOGUE
+        by_hint: dict[bytes, list[Failure]] = {}
+        for failure in self.catalogue:
+            for hint in failure.hints:
+                by_hint.setdefault(hint.encode(), []).append(failure)
+        self._by_hint = {hint: tuple(fs) for hint, fs in by_hint.items()}
+
+    def feed_bytes(self, data: bytes, name: str, first_line: int = 1) -> None:
+        low = data.lower()
+        spans: dict[int, tuple[int, int, set[bytes]]] = {}  # line start -> (end, at, hints)
+        for hint in self._by_hint:
+            at = low.find(hint)
+            while at >= 0:
+                start = data.rfind(b"\n", 0, at) + 1
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                span = spans.get(start)
+                if span is None:
+                    spans[start] = (end, at, {hint})
+                else:
+                    span[2].add(hint)
+                at = low.find(hint, end)
+        number, counted = first_line, 0
+        for start in sorted(spans):
+            end, at, hints = spans[start]
+            number += data.count(b"\n", counted, start)
+            counted = start
+            lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
+            line = data[lo:hi].decode("utf-8", "replace")
+            tried: set[str] = set()
+            for hint in hints:
+                for failure in self._by_hint[hint]:
+                    if failure.id not in tried:
+                        tried.add(failure.id)
+                        self._check(failure, line, f"{name}:{number}")
+
+    def feed_text(self, text: str, name: str, first_line: int = 1) -> None:
+        self.feed_bytes(text.encode("utf-8", "surrogatepass"), name, first_line)
+
+    def feed_lines(self, lines: Iterable[str], name: str) -> None:
+        """Lines with or without their line ends (as a file or ``splitlines()`` gives them)."""
+        it = iter(lines)
+        first = 1
+        while True:
+            batch = list(islice(it, BATCH_LINES))
+            if not batch:
+                return
+            # File iteration keeps the line ends, splitlines() drops them.
+            joiner = "" if batch[0].endswith("\n") else "\n"
+            self.feed_text(joiner.join(batch), name, first)
+            first += len(batch)
+
+    def _check(self, failure: Failure, line: str, where: str) -> None:
+        m = failure.search(line)
+        if m is None:
+            return
+        found = self._found.get(failure.id)
+        if found is None:
+            self._found[failure.id] = _Found(
+                m.group(0)[:EXCERPT], _trim(line, m.start(), m.end()), where, where,
+                order=len(self._found),
+            )
+        else:
+            found.count += 1
+            found.last = where
+
+    def hits(self) -> list[Hit]:
+        """One hit per failure: root causes first, generic follow-up codes last; a generic hit
+        names the specific failures found with it (they, not it, say what went wrong)."""
+        failures = {f.id: f for f in self.catalogue}
+        specific = tuple(
+            sorted(
+                (i for i in self._found if failures[i].rank < GENERIC),
+                key=lambda i: (failures[i].rank, self._found[i].order),
+            )
+        )
+        out = []
+        for fid, found in sorted(
+            self._found.items(), key=lambda kv: (failures[kv[0]].rank, kv[1].order)
+        ):
+            failure = failures[fid]
+            also = specific if failure.rank == GENERIC else ()
+            out.append(
+                Hit(failure, found.match, found.line, found.first, found.last, found.count, also)
+            )
+        return out
+
+
+def scan_lines(
+    lines: Iterable[str], name: str, catalogue: Optional[tuple[Failure, ...]] = None
+) -> list[Hit]:
+    """The known failures in ``lines`` (one text, named ``name`` in the hits' positions)."""
+    scanner = Scanner(catalogue or ())
+    scanner.feed_lines(lines, name)
+    return scanner.hits()

@@ -1,0 +1,184 @@
+"""Device memory and the caching allocator's configuration."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source, code
+
+CODES_H = (
+    "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+    "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+)
+ALLOC_CONFIG = (
+    "Ascend/pytorch torch_npu/csrc/core/npu/NPUAllocatorConfig.cpp"
+    "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+)
+CACHING_ALLOC = (
+    "Ascend/pytorch torch_npu/csrc/core/npu/NPUCachingAllocator.cpp"
+    "@2dd1e508c79551c37182905cdc7edce49427204c (v2.1.0-6.0.0)"
+)
+HOLDERS = "see who holds the device: `npu-smi info` (process table), `fuser -v /dev/davinci*`"
+
+FAILURES = (
+    Failure(
+        id="npu-out-of-memory",
+        mode="device-memory",
+        component="torch_npu",
+        patterns=(r"NPU out of memory\. Tried to allocate",),
+        codes=(),
+        meaning="the caching allocator could not fit an allocation in the device's memory",
+        causes=(
+            "batch or sequence too large for the HBM",
+            "fragmentation (reserved >> allocated)",
+            "other processes on the device",
+        ),
+        fix="lower the batch size; against fragmentation set "
+        "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:<MB>); "
+        + HOLDERS,
+        confirm="npu.devices",
+        sources=(
+            Source("https://github.com/xingchensong/TouchNet/issues/100", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/19", "maintainer"),
+            Source("ampenv logscan.py SIGNATURES out-of-memory", "official"),
+        ),
+        hints=("out of memory",),
+    ),
+    Failure(
+        id="npu-oom-absurd-size",
+        mode="device-memory",
+        component="torch_npu",
+        patterns=(r"Tried to allocate more than 1EB memory",),
+        codes=(),
+        meaning="a size computed from corrupt values (in the report, tensor contents overwritten "
+        "by an out-of-bounds kernel write), not a real shortage of memory",
+        causes=("a kernel wrote out of bounds earlier", "an uninitialised size"),
+        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 and check the tensors that size depends on",
+        confirm=None,
+        sources=(
+            Source("https://github.com/flashserve/flash-linear-attention-npu/issues/149", "report"),
+        ),
+        hints=("out of memory",),
+    ),
+    Failure(
+        id="device-memory-held",
+        mode="device-memory",
+        component="runtime",
+        patterns=(r"\bEL0004\b[^\n]{0,120}Failed to allocate", r"Memory_Allocation_Failure",
+                  code("2070(?:01|18)"), r"alloc device memory failed"),
+        codes=("EL0004", "207001", "207018"),
+        meaning="the runtime could not allocate device memory: other processes hold it, or this "
+        "job needs more than the device has",
+        causes=("another process (or container) holds the device's memory", "the job is too big"),
+        fix=HOLDERS + "; stop them, or pick a free device with ASCEND_RT_VISIBLE_DEVICES",
+        confirm="npu.devices",
+        sources=(
+            Source(CODES_H + " (207001, 207018)", "official"),
+            Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="sdma-error",
+        mode="device-memory",
+        component="runtime",
+        patterns=(
+            code("507013"),
+            r"System Direct Memory Access \(DMA\) hardware execution error",
+        ),
+        codes=("507013",),
+        meaning="a DMA (SDMA) copy failed on the device; in the report it came with EL0004 "
+        "(memory exhausted); no source pins one cause",
+        causes=("memory exhausted around it (EL0004)", "a device fault (check its health)"),
+        fix=HOLDERS + "; `npu-smi info -t health -i N`",
+        confirm="npu.devices",
+        sources=(
+            Source(CODES_H + " (507013)", "official"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="ts-internal-error",
+        mode="allocator",
+        component="runtime",
+        patterns=(code("507001"),),
+        codes=("507001",),
+        meaning="internal error of the device's task scheduler; in the report it went away with "
+        "expandable segments off (a driver without the virtual memory API they need); no "
+        "source pins one cause",
+        causes=("expandable_segments on a driver that lacks it (per the report)",),
+        fix="export PYTORCH_NPU_ALLOC_CONF=expandable_segments:False and retry; expandable "
+        "segments need HDK >= 23.0.0",
+        confirm="npu.driver",
+        sources=(
+            Source(CODES_H + " (507001)", "official"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/116", "maintainer"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="alloc-conf-both-set",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(r"Both PYTORCH_NPU_ALLOC_CONF and PYTORCH_ALLOC_CONF have been set",),
+        codes=(),
+        meaning="torch_npu (26.x with torch >= 2.10) refuses to start when both allocator "
+        "variables are set",
+        causes=("PYTORCH_ALLOC_CONF exported for CUDA next to PYTORCH_NPU_ALLOC_CONF",),
+        fix="unset PYTORCH_ALLOC_CONF (or move its options into PYTORCH_NPU_ALLOC_CONF)",
+        confirm="env.npu",
+        sources=(Source(ALLOC_CONFIG, "official"),),
+        hints=("alloc_conf",),
+    ),
+    Failure(
+        id="alloc-conf-unknown-option",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(r"Unrecognized CachingAllocator option: \w{1,80}",),
+        codes=(),
+        meaning="PYTORCH_NPU_ALLOC_CONF (or PYTORCH_CUDA_ALLOC_CONF) names an option this "
+        "torch / torch_npu does not know",
+        causes=("an option from a newer release or a typo",),
+        fix="remove the option from PYTORCH_NPU_ALLOC_CONF; known options: max_split_size_mb, "
+        "garbage_collection_threshold, expandable_segments, base_addr_aligned_kb",
+        confirm="env.npu",
+        sources=(
+            Source(CACHING_ALLOC, "official"),
+            Source("https://github.com/pytorch/pytorch/issues/123505", "report"),
+        ),
+        hints=("unrecognized",),
+    ),
+    Failure(
+        id="alloc-conf-expandable-conflict",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(
+            r"cannot be enabled with `expandable_segments`",
+            r"`expandable_segments` is changed to `False` by default",
+        ),
+        codes=(),
+        meaning="max_split_size_mb or garbage_collection_threshold cannot be combined with "
+        "expandable_segments (older torch_npu refuse, newer turn expandable segments off)",
+        causes=("PYTORCH_NPU_ALLOC_CONF sets both",),
+        fix="keep either expandable_segments:True or max_split_size_mb / "
+        "garbage_collection_threshold in PYTORCH_NPU_ALLOC_CONF, not both",
+        confirm="env.npu",
+        sources=(Source(CACHING_ALLOC, "official"),),
+        hints=("expandable_segments",),
+    ),
+    Failure(
+        id="expandable-segments-unsupported",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(r"expandable_segments setting failure",),
+        codes=(),
+        meaning="expandable segments were asked for but the driver or CANN lacks the virtual "
+        "memory API, so torch_npu turned them off",
+        causes=("HDK older than 23.0.0, or a CANN without the API",),
+        fix="upgrade the driver (HDK >= 23.0.0) or drop expandable_segments from "
+        "PYTORCH_NPU_ALLOC_CONF",
+        confirm="npu.driver",
+        sources=(Source(CACHING_ALLOC, "official"),),
+        hints=("fail",),
+    ),
+)

@@ -1,0 +1,87 @@
+"""The shape of one known failure: how it shows in a log, what it means, what fixes it, and
+where that knowledge comes from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Optional
+
+# The failure modes a node validator tells apart.
+MODES = (
+    "cann-env",  # CANN / NNAL environment not sourced or not installed
+    "torch-pairing",  # torch and torch_npu built for each other or not
+    "cann-pairing",  # torch_npu against CANN, NNAL/ATB and the kernels package
+    "container-devices",  # devices reachable (containers, dcmi, busy devices)
+    "device-memory",  # device memory
+    "core-exception",  # AI Core / vector core / AI CPU exceptions, timeouts, inner errors
+    "hccl",  # collective communication
+    "dtype",  # dtypes the chip lacks
+    "visible-devices",  # ASCEND_RT_VISIBLE_DEVICES and device ids
+    "driver",  # driver, firmware, HDK
+    "compile-cache",  # operator compile and its caches
+    "allocator",  # PYTORCH_NPU_ALLOC_CONF and the caching allocator
+)
+WEIGHTS = ("official", "maintainer", "report")
+# Ranks: a root cause sorts before the class it belongs to, and both before a generic follow-up
+# code (EZ9999 "inner error") that only says "look at the lines around me".
+SPECIFIC, CLASS, GENERIC = 0, 1, 2
+
+# A numeric runtime code in the contexts CANN and torch_npu print it in ("error code is 507035",
+# "runtime result = 507035", "failed: 507035", "ErrCode=107001"), never the same digits in a pid
+# "(507033,python)", a thread id "]507033", a step counter or a longer number.
+CODE_CONTEXT = (
+    r"(?:error code is:?|error code:|runtime result =|result =|\bret(?:code)?\s?[=:]|errcode="
+    r"|failed:|failed with code|\bret is)"
+)
+
+
+def code(number: str) -> str:
+    """A pattern for a numeric code (a regex fragment such as ``50703[45]``) in its contexts."""
+    return rf"{CODE_CONTEXT}\s?{number}(?!\d)"
+
+
+@dataclass(frozen=True)
+class Source:
+    ref: str  # URL, or repository + path + commit
+    weight: str  # official | maintainer | report
+
+    def __post_init__(self) -> None:
+        if self.weight not in WEIGHTS:
+            raise ValueError(f"unknown source weight {self.weight!r}")
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str
+    mode: str
+    component: str
+    patterns: tuple[str, ...]  # one line each, bounded
+    codes: tuple[str, ...]  # the error codes it covers ("EI0006", "507035", "-8020")
+    meaning: str
+    causes: tuple[str, ...]  # most likely first
+    fix: str  # a command or a concrete action
+    confirm: Optional[str]  # the ampenv check that confirms or refutes it on a live node
+    sources: tuple[Source, ...]
+    hints: tuple[str, ...]  # lowercase; every matching line holds one (a cheap prefilter)
+    rank: int = SPECIFIC
+    clears_cache: bool = False  # the fix is clearing compile caches
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"{self.id}: unknown mode {self.mode!r}")
+        if not self.hints or any(h != h.lower() or not h.isascii() for h in self.hints):
+            raise ValueError(f"{self.id}: hints must be lowercase ASCII")
+
+    @cached_property
+    def regexes(self) -> tuple[re.Pattern[str], ...]:
+        # ASCII: \d and \w and case folding stay ASCII (no surprises from U+0130 and kin).
+        return tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in self.patterns)
+
+    def search(self, line: str) -> Optional[re.Match[str]]:
+        for regex in self.regexes:
+            m = regex.search(line)
+            if m:
+                return m
+        return None

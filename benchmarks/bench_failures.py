@@ -1,0 +1,63 @@
+"""Log scan speed of ampenv.knowledge.failures: MB/s over typical log text, median of N runs.
+
+The text is a training log as CANN and torch_npu write it: INFO/DEBUG plog lines, trainer
+progress lines (with step counters and pids that hold the digits of error codes) and, once per
+MiB, a few real error lines from tests/fixtures/logs. The bytes path is what a logs check uses on
+a file's tail; the lines path is ``scan_lines`` on the same text.
+Usage: python benchmarks/bench_failures.py [-n 5] [--mib 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from ampenv.knowledge.failures import Scanner, scan_lines
+
+TYPICAL = (
+    "[INFO] RUNTIME(1292363,python):2025-04-08-18:07:20.444.436 [stream.cc:1191]1292401 "
+    "Synchronize: stream_id=2 task_id=507035 done\n"
+    "[INFO|trainer.py:2238] 2025-04-08 18:07:20,501 >> {'loss': 1.2345, 'grad_norm': 0.51, "
+    "'learning_rate': 5e-05, 'epoch': 0.5, 'step': 107001}\n"
+    "[DEBUG] HCCL(1292363,python):2025-04-08-18:07:20.444.500 [op_base.cc:812]1292402 "
+    "HcclAllReduce: tag[AllReduce_1], count[466119168], dataType[bf16], op[sum]\n"
+    "05/10/2024 02:41:08 - INFO - llmtuner.model.loader - trainable params: 3407872 || "
+    "all params: 8033669120 || trainable%: 0.0424\n"
+)
+ERRORS = (
+    "EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not "
+    "send the data in time.\n"
+    "[W NPUStream.cpp:382] Warning: NPU warning, error code is 507035[Error]: .\n"
+    "EZ9999: Inner Error!\n"
+)
+
+
+def make_text(mib: int) -> bytes:
+    block = TYPICAL * (1024 * 1024 // len(TYPICAL)) + ERRORS
+    return (block * mib).encode()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-n", type=int, default=5)
+    parser.add_argument("--mib", type=int, default=64)
+    args = parser.parse_args()
+    data = make_text(args.mib)
+    text = data.decode()
+    mb = len(data) / 1e6
+    for label, run in (
+        ("bytes", lambda: Scanner().feed_bytes(data, "bench.log")),
+        ("lines", lambda: scan_lines(text.splitlines(), "bench.log")),
+    ):
+        times = []
+        for _ in range(args.n):
+            start = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - start)
+        speed = mb / statistics.median(times)
+        print(f"{label}: {speed:.1f} MB/s (median of {args.n}, {mb:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()

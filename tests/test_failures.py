@@ -1,0 +1,230 @@
+"""The failure catalogue against a corpus of real error texts (tests/fixtures/logs/INDEX.toml)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ampenv.knowledge.failures import (
+    CATALOGUE,
+    MODES,
+    WEIGHTS,
+    Scanner,
+    explain,
+    nearest,
+    scan_lines,
+)
+from ampenv.knowledge.failures.match import Hit
+from ampenv.knowledge.failures.model import GENERIC
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+INDEX = tomllib.loads((LOGS / "INDEX.toml").read_text(encoding="utf-8"))
+POSITIVE = INDEX["positive"]
+NEGATIVE = INDEX["negative"]
+IDS = {f.id for f in CATALOGUE}
+
+
+def scan_file(rel: str) -> list[Hit]:
+    scanner = Scanner()
+    scanner.feed_bytes((LOGS / rel).read_bytes(), rel)
+    return scanner.hits()
+
+
+def test_corpus_size_and_index_fields() -> None:
+    assert len(POSITIVE) >= 90
+    assert len(NEGATIVE) >= 12
+    for entry in POSITIVE:
+        assert (LOGS / entry["file"]).is_file(), entry["file"]
+        assert entry["weight"] in WEIGHTS
+        assert entry["source"] and entry["fix"]
+        assert set(entry["expect"]) <= IDS, entry["expect"]
+
+
+def test_catalogue_is_well_formed() -> None:
+    assert len(IDS) == len(CATALOGUE)
+    for failure in CATALOGUE:
+        assert failure.mode in MODES
+        assert failure.sources and failure.causes and failure.fix and failure.meaning
+        assert all(s.weight in WEIGHTS for s in failure.sources)
+        for pattern in failure.patterns:
+            assert "\n" not in pattern and ".*" not in pattern, (failure.id, pattern)
+    assert {f.mode for f in CATALOGUE} == set(MODES)
+
+
+def test_hint_vocabulary_stays_small() -> None:
+    # The scanner searches the whole text once per distinct hint: this bounds its speed.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 24
+
+
+@pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])
+def test_corpus_file_yields_expected_failures(entry: dict) -> None:
+    hits = {h.id: h for h in scan_file(entry["file"])}
+    missing = [i for i in entry["expect"] if i not in hits]
+    assert not missing, f"{entry['file']}: missing {missing}, got {sorted(hits)}"
+    first = next(f for f in CATALOGUE if f.id == entry["expect"][0])
+    assert entry["fix"].lower() in first.fix.lower(), (first.id, first.fix)
+
+
+def test_every_failure_fires_on_its_own_corpus_example() -> None:
+    fired: dict[str, set[str]] = {}
+    for entry in POSITIVE:
+        got = {h.id for h in scan_file(entry["file"])}
+        for fid in entry["expect"]:
+            if fid in got:
+                fired.setdefault(fid, set()).add(entry["file"])
+    assert sorted(IDS - set(fired)) == []
+
+
+def test_every_pattern_fires_somewhere_in_the_corpus() -> None:
+    lines = [
+        line
+        for entry in POSITIVE
+        for line in (LOGS / entry["file"]).read_text(encoding="utf-8").splitlines()
+    ]
+    dead = [
+        (f.id, p)
+        for f in CATALOGUE
+        for p, regex in zip(f.patterns, f.regexes)
+        if not any(regex.search(line) for line in lines)
+    ]
+    assert dead == []
+
+
+def test_hints_are_sound_on_the_corpus() -> None:
+    # A line a pattern matches must hold one of the failure's hints, else the prefilter hides it.
+    for entry in POSITIVE:
+        for line in (LOGS / entry["file"]).read_text(encoding="utf-8").splitlines():
+            for failure in CATALOGUE:
+                if failure.search(line):
+                    assert any(h in line.lower() for h in failure.hints), (failure.id, line)
+
+
+@pytest.mark.parametrize("entry", NEGATIVE, ids=[e["file"] for e in NEGATIVE])
+def test_negative_files_stay_silent(entry: dict) -> None:
+    assert [h.id for h in scan_file(entry["file"])] == []
+    text = (LOGS / entry["file"]).read_bytes().decode("utf-8", "surrogateescape")
+    assert scan_lines(text.splitlines(), entry["file"]) == []
+
+
+def test_generic_inner_error_does_not_hide_the_specific_cause() -> None:
+    hits = scan_file("ascend/ptoas-864_507014_aicore_timeout.txt")
+    ids = [h.id for h in hits]
+    assert ids.index("aicore-timeout") < ids.index("inner-error-EZ9999")
+    generic = next(h for h in hits if h.id == "inner-error-EZ9999")
+    assert generic.failure.rank == GENERIC and "aicore-timeout" in generic.also
+
+
+def test_hit_positions_and_counts() -> None:
+    lines = ["[INFO] step 1", "EI0006: Getting socket times out.", "ok", "EI0006 again, error"]
+    [hit] = scan_lines(lines, "rank0.log")
+    assert (hit.id, hit.first, hit.last, hit.count) == (
+        "hccl-socket-timeout", "rank0.log:2", "rank0.log:4", 2
+    )
+
+
+def test_several_files_aggregate_per_id() -> None:
+    scanner = Scanner()
+    scanner.feed_text("x\nerror code is 507035\n", "a.log")
+    scanner.feed_text(
+        "y\nz\nwait for compute device to finish failed, runtime result = 507035.\n", "b.log"
+    )
+    [hit] = scanner.hits()
+    assert (hit.first, hit.last, hit.count) == ("a.log:2", "b.log:3", 2)
+
+
+def test_codes_not_matched_inside_pids_thread_ids_or_longer_numbers() -> None:
+    lines = [
+        "[ERROR] RUNTIME(507033,python):2024 [x.cc:1]507035 failed to do nothing",
+        "error code is 5070350 (not a code), ret=1507014",
+        "[ERROR] step 507015 failed: retry 0",
+    ]
+    assert scan_lines(lines, "n") == []
+
+
+def test_line_after_dotted_capital_i_keeps_its_offsets() -> None:
+    # "İ".lower() is two code points: a scanner mixing offsets of lower() and the text hung.
+    line = "İ" * 2000 + " EI0006: Getting socket times out"
+    [hit] = scan_lines([line, "ok"], "u")
+    assert hit.id == "hccl-socket-timeout" and hit.first == "u:1"
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("EI0006", "hccl-socket-timeout"),
+        ("ei0006", "hccl-socket-timeout"),
+        ("507035", "vector-core-fault"),
+        ("-8020", "dcmi-device-in-use"),
+        ("-8005", "dcmi-init-failed"),
+        ("EL0004", "device-memory-held"),
+        ("207018", "device-memory-held"),
+        ("107001", "invalid-device-id"),
+        ("EZ1001", "dtype-bf16-unsupported"),
+        ("0x25", "aicore-timeout"),
+        ("hccp-init-failed", "hccp-init-failed"),
+        (
+            "RuntimeError: NPU out of memory. Tried to allocate 22.00 MiB (NPU 0; 60.97 GiB)",
+            "npu-out-of-memory",
+        ),
+        ("ImportError: libhccl.so: cannot open shared object file", "cann-not-sourced"),
+    ],
+)
+def test_explain(query: str, expected: str) -> None:
+    assert expected in [f.id for f in explain(query)]
+
+
+def test_explain_pasted_lines_specific_first() -> None:
+    text = "EZ9999: Inner Error!\n Kernel task happen error, retCode=0x25, [aicore timeout]."
+    assert [f.id for f in explain(text)] == ["aicore-timeout", "inner-error-EZ9999"]
+
+
+def test_explain_unknown_and_nearest() -> None:
+    assert explain("507039") == []
+    assert explain("nothing to see here") == []
+    assert nearest("507039")[:2] == ["507036", "507035"]
+    assert "EI0006" in nearest("EI0007")
+    assert len(nearest("EI0007", n=2)) == 2
+
+
+@settings(max_examples=200, deadline=2000)
+@given(st.text(max_size=2000))
+def test_random_text_never_raises(text: str) -> None:
+    scan_lines(text.splitlines(), "random")
+    explain(text)
+    nearest(text)
+
+
+@settings(max_examples=100, deadline=2000)
+@given(st.binary(max_size=4000))
+def test_random_bytes_never_raise(data: bytes) -> None:
+    Scanner().feed_bytes(data, "random")
+
+
+@settings(max_examples=50, deadline=2000)
+@given(
+    st.lists(
+        st.sampled_from(["İ", "error", "EI0006", "507035", "ß", "\u0307", " ", "fail", "\n", "é"]),
+        max_size=3000,
+    )
+)
+def test_adversarial_unicode_never_hangs(parts: list[str]) -> None:
+    scan_lines("".join(parts).splitlines(), "u")
+
+
+def test_backtracking_bounded_on_long_lines() -> None:
+    line = "op " + "compile " * 20000 + "x"
+    assert scan_lines([line * 3, "fail " * 20000], "long") == []
+
+
+def test_no_dotstar_across_lines() -> None:
+    assert not any(re.search(r"\(\?[a-z]*s", p) for f in CATALOGUE for p in f.patterns)
