@@ -96,7 +96,9 @@ def doctor(
     strict: bool = StrictOpt,
     fix: bool = typer.Option(False, "--fix", help="Repair what can be repaired, then recheck."),
     deadline: Optional[float] = DeadlineOpt,
-    log: Optional[list[Path]] = typer.Option(None, "--log", help="Also scan this log file."),
+    log: Optional[list[Path]] = typer.Option(
+        None, "--log", help="Also scan this log for known failures (- for stdin; .gz too)."
+    ),
     textfile_dir: Optional[Path] = TextfileOpt,
 ) -> None:
     """Judge this node and print what to fix."""
@@ -109,7 +111,7 @@ def doctor(
     if device not in (None, "npu", "cuda", "cpu"):
         _die(f"unknown device {device!r}: use npu, cuda or cpu")
     for path in log or []:  # a typo must not scan nothing and call the logs clean
-        if not path.is_file():
+        if str(path) != "-" and not path.is_file():
             _die(f"--log {path}: not a file")
     opts = Options(
         profile=profile,
@@ -154,30 +156,31 @@ def list_checks(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = Sysr
 
 
 @app.command()
-def explain(check_id: str, config: Optional[str] = ConfigOpt) -> None:
-    """What a check verifies, why it matters, and what its remedies are."""
-    try:
-        session = open_session(Options(config_path=config))
-    except ConfigError as exc:
-        _die(str(exc))
-    spec = session.registry.checks.get(check_id)
-    if spec is None:
-        known = ", ".join(sorted(session.registry.checks))
-        _die(f"no check {check_id!r}; known: {known}")
-    lines = [f"{spec.id}: {spec.title}  (profile {spec.profile}, from {spec.source})", ""]
-    lines += ["What it verifies:", f"  {spec.doc or '(no description)'}", ""]
-    if spec.why:
-        lines += ["Why it matters:", f"  {spec.why}", ""]
-    if spec.remedies:
-        lines += ["Remedies it may give:", *[f"  - {r}" for r in spec.remedies], ""]
-    if spec.needs:
-        lines += [f"Needs (skipped unless they pass): {', '.join(spec.needs)}", ""]
-    if spec.after:
-        lines += [f"Runs after (to share their facts): {', '.join(spec.after)}", ""]
-    settings = {"timeout": f"{spec.timeout:g} s", **{k: s.help for k, s in spec.settings.items()}}
-    lines += [f'Settings ([checks."{spec.id}"] in ampenv.toml):']
-    lines += [f"  {k}: {v}" for k, v in settings.items()]
-    typer.echo("\n".join(lines))
+def explain(
+    query: list[str] = typer.Argument(..., metavar="CODE|TEXT|CHECK_ID"),
+    config: Optional[str] = ConfigOpt,
+) -> None:
+    """What an error code (EI0006, 507035, -- -8020), a pasted log line or a check means:
+    causes, fix and sources."""
+    from ampenv.core.plugin import ID_PATTERN
+    from ampenv.knowledge import failures
+    from ampenv.report import explain as show
+
+    text = " ".join(query)
+    if ID_PATTERN.fullmatch(text) and text not in failures.BY_ID:
+        try:
+            session = open_session(Options(config_path=config))
+        except ConfigError as exc:
+            _die(str(exc))
+        spec = session.registry.checks.get(text)
+        if spec is not None:
+            typer.echo(show.check(spec))
+            return
+    found = failures.explain(text)
+    if not found:
+        near = ", ".join(failures.nearest(text)) or "none"
+        _die(f"no known failure or check for {text!r}; nearest known: {near}")
+    typer.echo(show.failures(found))
 
 
 @config_app.command("init")

@@ -1,5 +1,6 @@
 """cache.*: compile caches built by another CANN, the known cache and log places, and the
-known error signatures in recent logs."""
+compile failures in recent logs whose fix is clearing those caches (from the scan that
+logs.errors reads too)."""
 
 from __future__ import annotations
 
@@ -7,13 +8,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
+from ampenv.knowledge.failures import BY_ID
 from ampenv.probe import caches
 from ampenv.probe import logs as logscan
 from ampenv.probe.caches import Inventory, Place
 from ampenv.repair import clean
 from ampenv.util.formats import count, human_bytes, utc_iso_or_none
 
-FIX = logscan.CLEAR_CACHES
+FIX = BY_ID["op-compile-failed"].fix
 OFFLINE = (
     "offline bundle: a bundle holds no caches, so their sizes and staleness are judged on the "
     "live node only (the collect run's report.json has that verdict); its plog tails are judged"
@@ -54,26 +56,28 @@ def _place_findings(inv: Inventory) -> Iterator[Finding]:
 
 
 def _log_findings(logs: logscan.LogScan, inv: Inventory) -> Iterator[Finding]:
+    """The failures whose fix is clearing the compile caches, against what was cleaned since;
+    every other failure in the logs is logs.errors' to judge."""
     cleaned = inv.last_cleaned
     nothing_stale = inv.walked and not any(p.stale for p in inv.places if p.kind == "compile")
     for hit in logs.hits:
-        sig = hit.signature
-        where = f"{sig.id} ×{hit.count} in {hit.path}"
-        if sig.clears_cache and cleaned and hit.mtime < cleaned:
+        failure = hit.failure
+        if not failure.clears_cache:
+            continue
+        where = f"{failure.id} ×{hit.count}, {hit.first}"
+        if cleaned and logs.newest(hit) < cleaned:
             yield Finding(
                 Status.PASS,
                 f"resolved: {where}, logged before ampenv cleaned on {utc_iso_or_none(cleaned)}",
             )
             continue
-        remedy = sig.remedy
-        if sig.clears_cache and nothing_stale:
+        remedy = failure.fix
+        if nothing_stale:
             remedy += (
                 "; no cache is stale against the installed CANN: "
                 "`ampenv clean --all --yes` clears every cache"
             )
-        yield Finding(Status.WARN, f"{where}: {sig.meaning.split(';')[0]}", remedy)
-    for path, why in logs.unreadable:
-        yield Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
+        yield Finding(Status.WARN, f"{where}: {failure.meaning.split(';')[0]}", remedy)
 
 
 def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
@@ -89,8 +93,9 @@ def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
         "disk_free_bytes": inv.disk_free,
         "logs_scanned": logs.files,
         "log_hits": [
-            {"signature": h.signature.id, "path": h.path, "count": h.count, "line": h.line}
+            {"id": h.id, "first": h.first, "count": h.count, "line": h.line}
             for h in logs.hits
+            if h.failure.clears_cache
         ],
     }
 
@@ -100,11 +105,11 @@ def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
     title="Caches and logs",
     timeout=30,
     why="An operator compile cache built by another CANN version feeds stale kernels to the "
-    "new one; the known error signatures in recent logs say what broke the last job.",
+    "new one; a compile failure in recent logs says they did.",
     remedies=(
         FIX,
         "point a variable that names /, a home or a system folder at a folder of its own",
-        "the remedy of each log signature (see `ampenv.probe.logs.SIGNATURES`)",
+        "after a compile failure in the logs: clear the caches (`ampenv clean --yes`)",
     ),
     settings={
         "scan_seconds": Setting(
@@ -118,8 +123,8 @@ def _facts(inv: Inventory, logs: logscan.LogScan) -> dict[str, Any]:
 )
 def cache_stale(ctx: CheckContext) -> Result:
     """Size, age and builder of every known cache and log place; compile caches built before the
-    installed CANN (stale); places that must never be cleaned; the free disk; and known error
-    signatures in recent plogs and in the files given with --log."""
+    installed CANN (stale); places that must never be cleaned; the free disk; and the
+    compile failures in recent plogs and --log files whose fix is clearing the caches."""
     cfg = ctx.config.section("cache")
     inv = caches.inventory(ctx.probe, cfg, budget=ctx.settings["scan_seconds"])
     logs = logscan.scan(
@@ -141,13 +146,13 @@ def cache_stale(ctx: CheckContext) -> Result:
             'finish are not judged (raise [checks."cache.stale"] scan_seconds)'
         )
     total = human_bytes(sum(p.bytes for p in inv.places if p.kind != "log"))
-    scanned = f"no open error signature in {len(logs.files)} recent log(s)"
+    scanned = f"no open compile failure in {len(logs.files)} recent log(s)"
     kw: dict[str, Any] = {
         "facts": _facts(inv, logs),
         "metrics": {
             "cache_bytes": float(sum(p.bytes for p in inv.places if p.kind != "log")),
             "stale_bytes": float(sum(e.bytes for p in inv.places for e in p.stale)),
-            "log_hits": float(len(logs.hits)),
+            "log_hits": float(sum(h.failure.clears_cache for h in logs.hits)),
         },
     }
     if not inv.walked:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
+from ampenv.knowledge import failures
 from ampenv.probe import devnodes, driver, npusmi
 from ampenv.probe.npusmi import Chip, Holder, SmiInfo
 from ampenv.probe.pids import Liveness, PidState, pid_state
@@ -63,11 +64,12 @@ def _unreadable(info: SmiInfo) -> Result:
     what = "npu-smi printed a table ampenv cannot read" if result.ok else result.describe()
     raw = npusmi.first_lines(info.output)
     details = [what, *(["npu-smi printed:", *raw] if raw else ["npu-smi printed nothing"])]
-    known = npusmi.explain(info.output)
-    if known is None:
+    hits = failures.scan_lines(info.output.splitlines(), "npu-smi")
+    if not hits:
         return Result.error(what, details=details)
-    details.append(f"meaning from {known.source}")
-    return Result.error(f"npu-smi failed: {known.meaning}", remedy=known.remedy, details=details)
+    known = hits[0].failure
+    details.append(f"known failure {known.id}: `ampenv explain {known.id}` for causes and sources")
+    return Result.error(f"npu-smi failed: {known.meaning}", remedy=known.fix, details=details)
 
 
 def _health_detail(ctx: CheckContext, tool: str, chip: Chip) -> str:

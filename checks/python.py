@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.knowledge import compat
+from ampenv.knowledge import compat, failures
 from ampenv.probe import cann, devnodes, npusmi, packages
 from ampenv.probe.distinfo import canonical as canonicalize_name
 from ampenv.probe.proc import Outcome
@@ -23,13 +23,8 @@ AUTOLOAD_OFF = "export TORCH_DEVICE_BACKEND_AUTOLOAD=0"
 AUTOLOAD_GROUP = "torch.backends"  # entry points torch >= 2.5 imports on `import torch`
 CHILD = "ampenv.active.import_probe"
 
-# What a failed import prints (full profile only): patterns, compiled by re on first use.
-MISSING_LIB = r"(\S+\.so(?:\.[\w.]+)?): cannot open shared object file"
-BACKEND_LOAD = "Failed to load the backend extension: torch_npu"
-UNDEFINED_SYMBOL = r"undefined symbol: (\S+)"
+# torch_npu's warning when it and CANN do not pair: its versions give the pin to install.
 CANN_MISMATCH = r"CANN package version (\S+) and PyTorch version (\S+) do not match"
-NO_RUNTIME = r"ASCEND_(?:RUNTIME|COMPILER)_PATH : (\S+) does not exist"
-TWO_ACCELERATORS = r"Two accelerators cannot be used at the same time in PyTorch: npu and (\w+)"
 
 
 # -- versions --------------------------------------------------------------------------------
@@ -298,42 +293,35 @@ def _npusmi_timeout(ctx: CheckContext) -> float:
 
 
 def _translate(error: list[str], found: cann.Discovery, fix_torch: str) -> Finding:
-    text = "\n".join(error)
-    first = error[0] if error else "unknown error"
-    lib = re.search(MISSING_LIB, text)
-    if lib or BACKEND_LOAD in text:
-        what = f"{lib.group(1)} cannot be opened" if lib else "the backend extension failed"
+    """The import's failure, named by the one catalogue; the fix is this node's own where the
+    node knows better than the catalogue's general one (the set_env.sh line it found, the
+    torch_npu pin that pairs with its torch)."""
+    hits = failures.scan_lines(error, "import")
+    if not hits:
+        first = error[0] if error else "unknown error"
+        return Finding(
+            Status.FAIL,
+            f"importing torch / torch_npu fails: {first}",
+            'run `python -c "import torch, torch_npu"` to see the whole traceback',
+        )
+    hit = hits[0]
+    known = hit.failure
+    if known.mode == "cann-env" or known.id == "torch-backend-autoload":
+        what = (
+            f"{hit.match.split(':')[0]} cannot be opened"
+            if "cannot open" in hit.match
+            else hit.match
+        )
         return Finding(
             Status.FAIL,
             f"CANN runtime not on the library path: importing torch_npu fails ({what})",
             f"{cann.set_env_line(found)}; for CPU-only use of this environment: {AUTOLOAD_OFF}",
         )
-    symbol = re.search(UNDEFINED_SYMBOL, text)
-    if symbol:
-        return Finding(
-            Status.FAIL,
-            f"torch_npu was built for another torch (undefined symbol {symbol.group(1)[:60]})",
-            fix_torch,
-        )
-    runtime = re.search(NO_RUNTIME, text)
-    if runtime:
-        return Finding(
-            Status.FAIL,
-            f"CANN package missing: {runtime.group(1)} does not exist",
-            f"install the CANN toolkit there, then {cann.set_env_line(found)}",
-        )
-    other = re.search(TWO_ACCELERATORS, text)
-    if other:
-        return Finding(
-            Status.FAIL,
-            f"torch is a {other.group(1)} build: torch_npu needs the CPU build of torch",
-            f"pip install torch --index-url https://download.pytorch.org/whl/cpu (or, to use "
-            f"{other.group(1)}: {AUTOLOAD_OFF})",
-        )
+    fix = fix_torch if known.id == "torch-npu-undefined-symbol" else known.fix
     return Finding(
         Status.FAIL,
-        f"importing torch / torch_npu fails: {first}",
-        'run `python -c "import torch, torch_npu"` to see the whole traceback',
+        f"importing torch_npu fails ({known.id}): {known.meaning} [{hit.match[:80]}]",
+        fix,
     )
 
 

@@ -164,7 +164,7 @@ def test_the_check_passes_on_caches_built_by_the_installed_cann(tmp_path: Path) 
     assert check["status"] == "pass"
     assert check["summary"] == (
         "no cache built by another CANN than 8.5.0 (258 B in caches); "
-        "no open error signature in 0 recent log(s)"
+        "no open compile failure in 0 recent log(s)"
     )
     assert check["facts"]["toolkit"]["version"] == "8.5.0"
     assert check["facts"]["disk_free_bytes"]
@@ -269,12 +269,11 @@ def test_doctor_scans_the_logs_named_with_log(tmp_path: Path) -> None:
     job = tmp_path / "job.out"
     job.write_bytes((FIXTURES / "logs/touchnet-100_npu_oom.txt").read_bytes())
     env = node_env(tmp_path)
-    args = ("doctor", "--only", "cache.stale", "-f", "json", "--log", str(job))
-    check = run_ampenv(*args, env=env, cwd=tmp_path).check("cache.stale")
+    args = ("doctor", "--only", "logs.errors", "-f", "json", "--log", str(job))
+    check = run_ampenv(*args, env=env, cwd=tmp_path).check("logs.errors")
     assert check["status"] == "warn"
-    assert check["details"][0] == (
-        f"warn: out-of-memory ×1 in {job}: an allocation did not fit the device (or host) memory"
-    )
+    assert check["summary"].startswith("npu-out-of-memory: ")
+    assert f"once, {job}:1" in check["summary"]
     assert "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True" in check["remedy"]
     # a --log that is not there is a typo: it must not scan nothing and pass
     gone = run_ampenv(*args, "--log", str(tmp_path / "gone.log"), env=env, cwd=tmp_path)

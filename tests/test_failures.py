@@ -228,3 +228,11 @@ def test_backtracking_bounded_on_long_lines() -> None:
 
 def test_no_dotstar_across_lines() -> None:
     assert not any(re.search(r"\(\?[a-z]*s", p) for f in CATALOGUE for p in f.patterns)
+
+
+def test_the_readme_table_is_the_catalogue() -> None:
+    from ampenv.report.catalogue import BEGIN, END, markdown
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    shown = readme[readme.index(BEGIN) : readme.index(END) + len(END)]
+    assert shown == markdown(), "regenerate it: python -m ampenv.report.catalogue"

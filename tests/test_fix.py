@@ -59,7 +59,7 @@ def test_fix_removes_exactly_the_stale_cache_and_the_rerun_passes(node: Path) ->
     assert check["status"] == "warn"
     assert "built before CANN 8.5.0 was installed" in check["summary"]
     assert "by CANN 8.0.0 (ampenv's marker)" in check["summary"]
-    assert [h["signature"] for h in check["facts"]["log_hits"]] == ["wc-db-work-queue"]
+    assert [h["id"] for h in check["facts"]["log_hits"]] == ["wc-db-work-queue"]
     assert "ampenv clean --yes" in check["remedy"]
 
     fixed = _doctor(node, work, "--fix")
@@ -94,7 +94,7 @@ def test_an_error_logged_after_the_cleaning_is_not_resolved_by_it(node: Path) ->
     check = _doctor(node, work, "--fix").check("cache.stale")
     assert check["status"] == "warn"
     assert check["details"][0] == "--fix: nothing stale to remove"
-    assert check["summary"].startswith("wc-db-work-queue ×1 in ")
+    assert check["summary"].startswith("wc-db-work-queue ×1, ")
     assert "`ampenv clean --all --yes` clears every cache" in check["remedy"]
 
 

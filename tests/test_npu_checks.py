@@ -300,7 +300,7 @@ def test_8020_is_an_error_with_its_meaning(node: Node):
     node.smi(stdout=said, exit_code=1)
     result = node.judge("npu.devices")
     assert result.status is Status.ERROR
-    assert "in use by another container" in result.summary
+    assert "another container holds the device" in result.summary
     assert said.strip() in result.details
     assert "--device=/dev/davinciN" in result.remedy
 

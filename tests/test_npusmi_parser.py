@@ -10,7 +10,8 @@ from conftest import FIXTURES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ampenv.probe.npusmi import explain, parse_fields, parse_health, parse_info
+from ampenv.knowledge.failures import scan_lines
+from ampenv.probe.npusmi import parse_fields, parse_health, parse_info
 
 SMI = FIXTURES / "npu-smi"
 TABLES = sorted(p.name for p in SMI.glob("*.txt") if not p.name.startswith(("board", "health")))
@@ -184,13 +185,15 @@ def test_board_pages_give_versions():
     assert (a["Firmware Version"], a["PCI Device ID"]) == ("7.1.0.7.220", "0xD801")
 
 
-def test_known_error_8020_is_explained():
+def test_npu_smi_errors_are_read_by_the_one_catalogue():
     said = "dcmi model initialized failed, because the device is used. ret is -8020\n"
-    known = explain(said)
-    assert known is not None and "another container" in known.meaning
-    other = explain("dcmi model initialized failed, because the device is used. ret is -8005")
-    assert other is not None and "ret -8005" in other.meaning
-    assert explain("everything is fine") is None
+    (known,) = scan_lines(said.splitlines(), "npu-smi")
+    assert known.id == "dcmi-device-in-use" and "another container" in known.failure.meaning
+    other = scan_lines(
+        ["DrvMngGetConsoleLogLevel failed. dcmi module initialize failed. ret is -8005"], "x"
+    )
+    assert [h.id for h in other] == ["dcmi-init-failed"]
+    assert scan_lines(["everything is fine"], "x") == []
 
 
 # -- mangled real outputs ------------------------------------------------------------------------
@@ -241,7 +244,7 @@ def test_mangled_outputs_never_raise(text):
     json.dumps([c.to_fact() for c in t.chips] + [p.to_fact() for p in t.processes], allow_nan=False)
     parse_fields(text)
     parse_health(text)
-    explain(text)
+    scan_lines(text.splitlines(), "npu-smi")
 
 
 @settings(max_examples=200, deadline=None)

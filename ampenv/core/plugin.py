@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
@@ -126,12 +127,21 @@ class Context:
 
 @dataclass
 class CheckContext:
-    """The shared Context, seen by one check: adds that check's own settings."""
+    """The shared Context, seen by one check: adds that check's own settings, and the results
+    of the checks it runs after (``needs`` and ``after``)."""
 
     shared: Context
     spec: CheckSpec
     settings: dict[str, Any]
     deadline: float = float("inf")  # time.monotonic() value: this check's own timeout
+    before: Mapping[str, Result] = field(default_factory=dict)
+
+    def result_of(self, check_id: str) -> Optional[Result]:
+        """What a check named in ``needs`` or ``after`` reported in this run; None when it did
+        not run (not selected, or skipped by the config)."""
+        if check_id not in (*self.spec.needs, *self.spec.after):
+            raise ValueError(f"{self.spec.id} reads {check_id}: name it in needs or after")
+        return self.before.get(check_id)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.shared, name)

@@ -27,7 +27,7 @@ from ampenv.core.plugin import CheckSpec
 SITE_DIR = "/etc/ampenv/checks.d"
 ENTRY_POINT_GROUP = "ampenv.checks"
 # Display order of the families; unknown families follow, in discovery order.
-FAMILY_ORDER = ("host", "npu", "cann", "python", "amp", "env", "cache", "smoke", "dist")
+FAMILY_ORDER = ("host", "npu", "cann", "python", "amp", "env", "cache", "logs", "smoke", "dist")
 
 
 @dataclass

@@ -146,7 +146,10 @@ def _run(
             else:
                 start = time.monotonic()
                 deadline = min(start + float(settings["timeout"]), ctx.deadline)
-                cctx = CheckContext(ctx, spec, settings, deadline)
+                before = {
+                    d: done[d].result for d in (*spec.needs, *spec.after) if d in done
+                }
+                cctx = CheckContext(ctx, spec, settings, deadline, before)
                 threading.Thread(
                     target=worker, args=(spec, cctx, start), name=spec.id, daemon=True
                 ).start()

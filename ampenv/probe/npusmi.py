@@ -266,64 +266,6 @@ def parse_health(text: str) -> Optional[HealthDetail]:
     return HealthDetail(status, present("Error Code"), present("Error Information"))
 
 
-# -- known error messages ------------------------------------------------------------------------
-@dataclass(frozen=True)
-class KnownError:
-    pattern: str  # compiled on first use, as above
-    meaning: str  # may use {0}, {1}: the pattern's groups
-    remedy: str
-    source: str
-
-
-KNOWN_ERRORS: tuple[KnownError, ...] = (
-    KnownError(
-        r"(?is)dcmi model initialized failed.*?ret is -8020",
-        "the NPU is in use by another container: a container started without --privileged "
-        "cannot open a device that another container holds",
-        "stop the container that holds the NPU, or give each container its own NPUs "
-        "(docker run --device=/dev/davinciN for only the NPUs it uses)",
-        "ascend-facts.md 1.2 and 7 (ops note) [3P]",
-    ),
-    KnownError(
-        r"(?is)dcmi model initialized failed.*?ret is (-?\d+)",
-        "the driver's management library (DCMI) could not start (ret {0})",
-        "check the driver: `dmesg -T | grep -i -E 'davinci|dcmi|drv' | tail -20`; make sure "
-        "/dev/davinci_manager and /dev/davinciN are present and usable by this user",
-        "npu-smi message format, ascend-facts.md 1.2",
-    ),
-    KnownError(
-        r"error while loading shared libraries: (\S+?):",
-        "npu-smi cannot load the driver library {0}: the driver's lib64 is not installed "
-        "or not mounted into this container",
-        "mount the host driver: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
-        "(on a host: reinstall the Ascend driver)",
-        "dynamic loader message; npu-smi links the driver's libraries [INFERENCE]",
-    ),
-    KnownError(
-        r"ret code: -8010",
-        "DCMI error -8010: reported when the NPU type does not match what the caller expects",
-        "check that the driver and device plugin match the installed NPU model",
-        "Project-HAMi/ascend-device-plugin#9 [ISSUE]",
-    ),
-)
-
-
-@dataclass
-class Explanation:
-    meaning: str
-    remedy: str
-    source: str
-
-
-def explain(text: str) -> Optional[Explanation]:
-    """The meaning of the first known error message in ``text``, if any."""
-    for known in KNOWN_ERRORS:
-        m = re.search(known.pattern, text)
-        if m:
-            return Explanation(known.meaning.format(*m.groups()), known.remedy, known.source)
-    return None
-
-
 def first_lines(text: str, count: int = 8) -> list[str]:
     """The first non-blank lines of raw output, for a report's details."""
     return [line.rstrip() for line in text.splitlines() if line.strip()][:count]

@@ -23,6 +23,7 @@ from typing import Any, Optional
 
 from ampenv.active.child import parse_payload, tail
 from ampenv.active.collective import STAGE_MARKER
+from ampenv.knowledge import failures
 from ampenv.probe import proc
 from ampenv.probe.distenv import JobRank
 from ampenv.probe.proc import CommandResult, Outcome
@@ -35,10 +36,8 @@ _INHERITED = re.compile(
     r"(RANK|WORLD_SIZE|LOCAL_RANK|LOCAL_WORLD_SIZE|GROUP_RANK|MASTER_ADDR|MASTER_PORT)$"
     r"|TORCHELASTIC_"
 )
-# What a failed connect between ranks looks like in a worker's output.
-HCCL_CONNECT = re.compile(
-    r"EI0006|Getting socket times out|socket establish timeout|HCCL_CONNECT_TIMEOUT", re.I
-)
+# The catalogue's failures that mean ranks could not connect in time.
+HCCL_CONNECT = ("hccl-socket-timeout", "hccl-link-establish")
 STORE_CONNECT = re.compile(
     r"client socket has (?:timed out|failed to connect)|store->get\(.*\) got error"
     r"|Socket Timeout|Connection refused",
@@ -211,10 +210,14 @@ def execute(plan: Plan, budget: float, env: dict[str, str]) -> Launch:
     return Launch(plan, runs, diagnose(plan, runs, budget), payloads, time.monotonic() - start)
 
 
+def _hccl_connect_failed(output: str) -> bool:
+    return any(h.id in HCCL_CONNECT for h in failures.scan_lines(output.splitlines(), "rank"))
+
+
 def network_hint(plan: Plan, stage: str, output: str, local_rank: int) -> Optional[str]:
     """Why a rank's failure looks like ranks that could not connect, and what to check: HCCL's
     own connect timeout, or a rendezvous that some rank never reached."""
-    if plan.backend == "hccl" and (stage == "connect" or HCCL_CONNECT.search(output)):
+    if plan.backend == "hccl" and (stage == "connect" or _hccl_connect_failed(output)):
         return (
             "HCCL could not connect the ranks in time: if ranks start far apart, raise "
             "HCCL_CONNECT_TIMEOUT (export HCCL_CONNECT_TIMEOUT=1200; 120-7200 s, default 120; "

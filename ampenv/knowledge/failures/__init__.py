@@ -10,24 +10,22 @@ from __future__ import annotations
 import difflib
 import re
 
-from ampenv.knowledge.failures import acl, compiler, driver, environment, hccl, memory, torch_npu
+from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
 
-CATALOGUE: tuple[Failure, ...] = (
-    *environment.FAILURES,
-    *torch_npu.FAILURES,
-    *driver.FAILURES,
-    *memory.FAILURES,
-    *acl.FAILURES,
-    *hccl.FAILURES,
-    *compiler.FAILURES,
-)
-BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}
-
 __all__ = [
-    "BY_ID", "CATALOGUE", "MODES", "WEIGHTS", "Failure", "Hit", "Scanner", "Source", "explain",
-    "nearest", "scan_lines",
+    "BY_ID",
+    "CATALOGUE",
+    "MODES",
+    "WEIGHTS",
+    "Failure",
+    "Hit",
+    "Scanner",
+    "Source",
+    "explain",
+    "nearest",
+    "scan_lines",
 ]
 
 _CODE = re.compile(r"(?a)^(?:E[A-Z0-9]\d{4}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE)

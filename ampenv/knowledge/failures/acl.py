@@ -8,7 +8,7 @@ CODES_H = (
     "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
     "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 )
-FACTS = "/work/shared/reference/ascend-facts.md §6"
+FACTS = "shared/reference/ascend-facts.md §6"
 BLOCKING = (
     "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator, then check its inputs (shapes, "
     "dtypes, the device of every tensor) and report it with them"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 CLEAR_CACHES = "clear the stale caches: `ampenv clean --yes` (`ampenv doctor --fix` does the same)"
-FACTS = "/work/shared/reference/ascend-facts.md"
+FACTS = "shared/reference/ascend-facts.md"
 
 FAILURES = (
     Failure(
@@ -50,7 +50,6 @@ FAILURES = (
         confirm="cache.stale",
         sources=(
             Source(FACTS + " §6 (inference: cache dirs built by another CANN go stale)", "report"),
-            Source("ampenv logscan.py SIGNATURES op-compile-failed", "official"),
         ),
         hints=("fail",),
         rank=CLASS,
@@ -85,7 +84,8 @@ FAILURES = (
         confirm="cache.stale",
         sources=(
             Source(
-                "seed article (issue 6); ampenv logscan.py SIGNATURES wc-db-work-queue", "report"
+                "the seed article (its work-queue line); Subversion SVN_ERR_WC_BAD_ADM_LOG",
+                "report",
             ),
             Source("Subversion SVN_ERR_WC_BAD_ADM_LOG (E155009)", "official"),
         ),

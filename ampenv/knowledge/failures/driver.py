@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import CLASS, Failure, Source, code
 
-FACTS = "/work/shared/reference/ascend-facts.md"
+FACTS = "shared/reference/ascend-facts.md"
 
 FAILURES = (
     Failure(
@@ -48,7 +48,7 @@ FAILURES = (
         sources=(
             Source(FACTS + " §1.2 (ops note) [3P]", "report"),
             Source("https://github.com/Ascend/cann-container-image/issues/46", "report"),
-            Source("ampenv probe/npusmi.py KNOWN_ERRORS (-8020)", "official"),
+            Source("shared/reference/ascend-facts.md §1.2 (dcmi ret -8020)", "official"),
         ),
         hints=("fail",),
     ),
@@ -73,7 +73,10 @@ FAILURES = (
         confirm="npu.driver",
         sources=(
             Source("https://github.com/Project-HAMi/HAMi/issues/615", "report"),
-            Source("ampenv probe/npusmi.py KNOWN_ERRORS (shared libraries)", "official"),
+            Source(
+                "shared/reference/ascend-facts.md §1.2 (npu-smi without the driver's lib64)",
+                "report",
+            ),
         ),
         hints=("error", "cannot"),
     ),

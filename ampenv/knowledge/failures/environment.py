@@ -42,7 +42,10 @@ FAILURES = (
             Source(TORCH_NPU_LOADER + " (libhccl.so / libascendcl.so messages)", "official"),
             Source("https://github.com/BytePioneer-AI/PaddleOCR-NPU/issues/7", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/262", "report"),
-            Source("ampenv checks/python.py _translate (MISSING_LIB)", "official"),
+            Source(
+                "shared/reference/ascend-facts.md §3 (torch_npu import without set_env.sh)",
+                "official",
+            ),
         ),
         hints=("cannot", "is installed"),
     ),
@@ -70,7 +73,9 @@ FAILURES = (
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (148049)",
                 "official",
             ),
-            Source("ampenv checks/python.py _translate (NO_RUNTIME)", "official"),
+            Source(
+                "Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH checks at import)", "official"
+            ),
         ),
         hints=("not set",),
     ),
@@ -128,9 +133,37 @@ FAILURES = (
         confirm="python.stack",
         sources=(
             Source("https://github.com/Ascend/pytorch/issues/7", "maintainer"),
-            Source("ampenv logscan.py SIGNATURES init-env-failed (ascend-facts.md §6)", "official"),
+            Source("https://github.com/Ascend/pytorch/issues/7 (EH9999 init env failed)", "report"),
         ),
         hints=("fail",),
         rank=CLASS,
+    ),
+    Failure(
+        id="cann-package-path-missing",
+        mode="cann-env",
+        component="torch_npu",
+        patterns=(
+            r"ASCEND_(?:RUNTIME|COMPILER|OPP|AICPU|TOOLKIT)_PATH : \S{1,300} does not exist",
+        ),
+        codes=(),
+        meaning="torch_npu found ASCEND_HOME_PATH but not the CANN package below it that it "
+        "needs at import (runtime, compiler, opp): that package is not installed there, or the "
+        "environment points at another CANN than the one installed",
+        causes=(
+            "the set_env.sh of another (removed or partial) CANN was sourced",
+            "the CANN toolkit is installed without that package",
+        ),
+        fix="source the set_env.sh of the CANN that is installed "
+        "(/usr/local/Ascend/ascend-toolkit/set_env.sh; CANN >= 8.5: /usr/local/Ascend/cann/"
+        "set_env.sh), or install the missing package; then `ampenv doctor --only cann.toolkit`",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu import-time path checks (ASCEND_RUNTIME_PATH message "
+                "literal)",
+                "official",
+            ),
+        ),
+        hints=("exception",),
     ),
 )

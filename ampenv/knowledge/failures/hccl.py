@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import CLASS, Failure, Source, code
 
-FACTS = "/work/shared/reference/ascend-facts.md"
+FACTS = "shared/reference/ascend-facts.md"
 FIRST_RANK = (
     "find the rank that failed first (its plog has the earliest error) and fix that; raise "
     "HCCL_EXEC_TIMEOUT only for genuine skew between ranks"
@@ -34,7 +34,9 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/5461", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/486", "report"),
             Source("https://github.com/vllm-project/afd-plugin/issues/229", "report"),
-            Source("ampenv dist/launch.py HCCL_CONNECT", "official"),
+            Source(
+                "shared/reference/ascend-facts.md §4 (HCCL_CONNECT_TIMEOUT, 120-7200 s)", "official"
+            ),
         ),
         hints=("times out", "error"),
     ),
@@ -59,7 +61,9 @@ FAILURES = (
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/9447", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1955", "report"),
-            Source("ampenv dist/launch.py HCCL_CONNECT", "official"),
+            Source(
+                "shared/reference/ascend-facts.md §4 (HCCL_CONNECT_TIMEOUT, 120-7200 s)", "official"
+            ),
         ),
         hints=("timeout", "fail"),
     ),
@@ -204,7 +208,9 @@ FAILURES = (
         confirm="env.hccl",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/382", "report"),
-            Source("ampenv logscan.py SIGNATURES hccl-timeout", "official"),
+            Source(
+                "vllm-project/vllm-ascend#382; InternLM/lmdeploy#3354 (fftsplus timeout)", "report"
+            ),
         ),
         hints=("timeout", "fail", "watchdog"),
         rank=CLASS,

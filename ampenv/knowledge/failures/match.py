@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Optional
 
+from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.model import GENERIC, Failure
 
 WINDOW = 8192  # bytes of a long line kept either side of a hint
@@ -32,6 +33,7 @@ class Hit:
     last: str  # name:line
     count: int
     also: tuple[str, ...] = ()  # generic hits: the specific failures found with them
+    texts: tuple[str, ...] = ()  # the names of the texts that showed it, in order
 
     @property
     def id(self) -> str:
@@ -46,6 +48,7 @@ class _Found:
     last: str
     count: int = 1
     order: int = 0
+    texts: dict[str, None] = field(default_factory=dict)  # an ordered set
 
 
 def _trim(line: str, start: int, end: int) -> str:
@@ -66,8 +69,6 @@ class Scanner:
 
     def __post_init__(self) -> None:
         if not self.catalogue:
-            from ampenv.knowledge.failures import CATALOGUE
-
             self.catalogue = CATALOGUE
         by_hint: dict[bytes, list[Failure]] = {}
         for failure in self.catalogue:
@@ -102,7 +103,7 @@ class Scanner:
                 for failure in self._by_hint[hint]:
                     if failure.id not in tried:
                         tried.add(failure.id)
-                        self._check(failure, line, f"{name}:{number}")
+                        self._check(failure, line, name, number)
 
     def feed_text(self, text: str, name: str, first_line: int = 1) -> None:
         self.feed_bytes(text.encode("utf-8", "surrogatepass"), name, first_line)
@@ -120,19 +121,24 @@ class Scanner:
             self.feed_text(joiner.join(batch), name, first)
             first += len(batch)
 
-    def _check(self, failure: Failure, line: str, where: str) -> None:
+    def _check(self, failure: Failure, line: str, name: str, number: int) -> None:
         m = failure.search(line)
         if m is None:
             return
+        where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
             self._found[failure.id] = _Found(
-                m.group(0)[:EXCERPT], _trim(line, m.start(), m.end()), where, where,
+                m.group(0)[:EXCERPT],
+                _trim(line, m.start(), m.end()),
+                where,
+                where,
                 order=len(self._found),
             )
         else:
             found.count += 1
             found.last = where
+        self._found[failure.id].texts[name] = None
 
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit
@@ -151,7 +157,16 @@ class Scanner:
             failure = failures[fid]
             also = specific if failure.rank == GENERIC else ()
             out.append(
-                Hit(failure, found.match, found.line, found.first, found.last, found.count, also)
+                Hit(
+                    failure,
+                    found.match,
+                    found.line,
+                    found.first,
+                    found.last,
+                    found.count,
+                    also,
+                    tuple(found.texts),
+                )
             )
         return out
 

@@ -32,13 +32,14 @@ FAILURES = (
             "other processes on the device",
         ),
         fix="lower the batch size; against fragmentation set "
-        "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:<MB>); "
-        + HOLDERS,
+        "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:<MB>); " + HOLDERS,
         confirm="npu.devices",
         sources=(
             Source("https://github.com/xingchensong/TouchNet/issues/100", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/19", "maintainer"),
-            Source("ampenv logscan.py SIGNATURES out-of-memory", "official"),
+            Source(
+                "https://github.com/xingchensong/TouchNet/issues/100 (torch_npu wording)", "report"
+            ),
         ),
         hints=("out of memory",),
     ),
@@ -62,8 +63,12 @@ FAILURES = (
         id="device-memory-held",
         mode="device-memory",
         component="runtime",
-        patterns=(r"\bEL0004\b[^\n]{0,120}Failed to allocate", r"Memory_Allocation_Failure",
-                  code("2070(?:01|18)"), r"alloc device memory failed"),
+        patterns=(
+            r"\bEL0004\b[^\n]{0,120}Failed to allocate",
+            r"Memory_Allocation_Failure",
+            code("2070(?:01|18)"),
+            r"alloc device memory failed",
+        ),
         codes=("EL0004", "207001", "207018"),
         meaning="the runtime could not allocate device memory: other processes hold it, or this "
         "job needs more than the device has",

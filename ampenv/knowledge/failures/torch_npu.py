@@ -25,7 +25,9 @@ FAILURES = (
         confirm="python.stack",
         sources=(
             Source("https://github.com/Ascend/pytorch/issues/35", "maintainer"),
-            Source("ampenv checks/python.py _translate (UNDEFINED_SYMBOL)", "official"),
+            Source(
+                "shared/reference/ascend-facts.md §3 (torch_npu X.Y needs torch X.Y)", "official"
+            ),
         ),
         hints=("undefined symbol",),
     ),
@@ -48,7 +50,6 @@ FAILURES = (
         sources=(
             Source("pytorch/pytorch torch/__init__.py _import_device_backends", "official"),
             Source("https://github.com/flashserve/flash-linear-attention-npu/issues/2", "report"),
-            Source("ampenv checks/python.py _translate (BACKEND_LOAD)", "official"),
         ),
         hints=("fail",),
         rank=CLASS,
@@ -190,5 +191,32 @@ FAILURES = (
         confirm="cann.toolkit",
         sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/4284", "report"),),
         hints=("fail",),
+    ),
+    Failure(
+        id="two-accelerators",
+        mode="torch-pairing",
+        component="torch_npu",
+        patterns=(r"Two accelerators cannot be used at the same time(?: in PyTorch)?: \w{1,20}",),
+        codes=(),
+        meaning="torch_npu claims PyTorch's one accelerator slot at import and found it taken: "
+        "by a CUDA (or other) build of torch ('npu and cuda'), or by torch_npu itself, registered "
+        "twice ('npu and npu')",
+        causes=(
+            "torch is a CUDA build: torch_npu needs the CPU build of torch",
+            "torch_npu imported twice: torch's backend autoload and an extension that loads "
+            "libtorch_npu first",
+        ),
+        fix="'npu and cuda': reinstall the CPU build of the same torch "
+        "(pip install torch==<version> --index-url https://download.pytorch.org/whl/cpu); "
+        "'npu and npu': export TORCH_DEVICE_BACKEND_AUTOLOAD=0 and `import torch_npu` before "
+        "the extension",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/__init__.py _check_device_conflict (message literal)",
+                "official",
+            ),
+        ),
+        hints=("cannot",),
     ),
 )

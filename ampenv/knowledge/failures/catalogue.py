@@ -1,0 +1,23 @@
+"""Every known failure, in one tuple: the component files joined."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.acl import FAILURES as ACL
+from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
+from ampenv.knowledge.failures.driver import FAILURES as DRIVER
+from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
+from ampenv.knowledge.failures.hccl import FAILURES as HCCL
+from ampenv.knowledge.failures.memory import FAILURES as MEMORY
+from ampenv.knowledge.failures.model import Failure
+from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
+
+CATALOGUE: tuple[Failure, ...] = (
+    *ENVIRONMENT,
+    *TORCH_NPU,
+    *DRIVER,
+    *MEMORY,
+    *ACL,
+    *HCCL,
+    *COMPILER,
+)
+BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

@@ -1,0 +1,104 @@
+"""logs.errors: the known Ascend failures in recent plogs and in every ``--log`` file, each
+named with its meaning, its fix, where it shows and how often, and set against the node's own
+state where a check can confirm or refute it."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
+from ampenv.knowledge.failures import CATALOGUE, Hit
+from ampenv.probe import caches, logs
+
+CONFIRMING = tuple(sorted({f.confirm for f in CATALOGUE if f.confirm}))
+
+
+def _node_says(ctx: CheckContext, hit: Hit) -> Optional[str]:
+    """What this node's own check of the cause says now, when it ran in this run: a failing
+    check there supports the log's cause; a passing one says it is gone or was elsewhere."""
+    confirm = hit.failure.confirm
+    if confirm is None:
+        return None
+    result = ctx.result_of(confirm)
+    if result is None:
+        return f"check this node: `ampenv doctor --only {confirm}`"
+    summary = result.summary if len(result.summary) <= 120 else result.summary[:117] + "..."
+    if result.status is Status.PASS:
+        return (
+            f"on this node {confirm} passes now ({summary}): the cause is gone, or the log "
+            "comes from another node"
+        )
+    return f"on this node {confirm} reports {result.status.value}: {summary}"
+
+
+def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
+    f = hit.failure
+    name = f"{f.codes[0]} ({f.id})" if f.codes else f.id
+    where = hit.first if hit.count == 1 else f"{hit.first} .. {hit.last}"
+    times = "once" if hit.count == 1 else f"{hit.count} times"
+    message = f"{name}: {f.meaning}; {times}, {where}"
+    if any(name in tails for name in hit.texts):
+        message += " (lines counted from the start of the part read: the file's end)"
+    if hit.also:
+        message += f"; the specific cause logged with it: {', '.join(hit.also)}"
+    node = _node_says(ctx, hit)
+    if node:
+        message += f"; {node}"
+    # A generic follow-up code says "look at the lines around me": the specific hit says what.
+    status = Status.PASS if hit.also else Status.WARN
+    return Finding(status, message, None if hit.also else f.fix)
+
+
+@check(
+    "logs.errors",
+    title="Known failures in logs",
+    profile="quick",
+    after=CONFIRMING,
+    timeout=15,
+    why="A job that died left its cause in the plog or the training log; the same error text "
+    "has the same fix on every node.",
+    remedies=("the fix of each known failure: `ampenv explain CODE` shows it whole",),
+)
+def logs_errors(ctx: CheckContext) -> Result:
+    """The known failures (ampenv.knowledge.failures: error codes and message texts with their
+    sources) in the recent plogs and in every file named with --log (`-` for stdin, .gz too),
+    read with a bounded tail; one finding per failure, with where it shows and how often."""
+    cfg = ctx.config.section("cache")
+    places = caches.resolve_places(ctx.probe, list(cfg.get("roots") or []))
+    roots = [p.root for p in places if p.kind == "log"]
+    scan = logs.scan(
+        ctx.probe,
+        roots,
+        list(ctx.logs),
+        tail_mb=cfg["log_tail_mb"],
+        max_age_days=cfg["log_max_age_days"],
+    )
+    findings = [_finding(ctx, hit, scan.tails) for hit in scan.hits]
+    findings += [
+        Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
+        for path, why in scan.unreadable
+    ]
+    details = []
+    if scan.unread:
+        details.append(
+            f"{scan.unread} log(s) left unread: the scan stops after {logs.BUDGET_S:g} s"
+        )
+    facts = {
+        "logs_scanned": scan.files,
+        "hits": [
+            {
+                "id": h.id,
+                "codes": list(h.failure.codes),
+                "count": h.count,
+                "first": h.first,
+                "last": h.last,
+                "line": h.line,
+            }
+            for h in scan.hits
+        ],
+    }
+    metrics = {"log_hits": float(len(scan.hits)), "logs_scanned": float(len(scan.files))}
+    ok = f"no known failure in {len(scan.files)} log(s)"
+    if not scan.files and not scan.unreadable:
+        return Result.skip("no recent plog and no --log file to read", facts=facts, metrics=metrics)
+    return combine(findings, ok, details=details, facts=facts, metrics=metrics)
