@@ -46,7 +46,10 @@ def close(a: list[torch.Tensor], b: list[torch.Tensor], tol: float = 1e-4) -> bo
 # --- 1. keywords -----------------------------------------------------------------------------
 
 
-def test_the_ascend_model_zoo_line_runs(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_ascend_model_zoo_line_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(init_module, "_noticed", set())  # once per process: forget earlier tests
     model = mlp()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     model, opt = amp.initialize(
