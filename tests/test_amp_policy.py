@@ -154,7 +154,9 @@ def test_cpu_defaults_to_bf16_and_dtype_overrides() -> None:
     amp.initialize(model, torch.optim.SGD(model.parameters(), lr=0.1), opt_level="O2")
     assert (model[0].weight.dtype, model[1].weight.dtype) == (torch.bfloat16, torch.float32)
     model = _mlp()
-    amp.initialize(model, torch.optim.SGD(model.parameters(), lr=0.1), "O3", dtype=torch.float16)
+    amp.initialize(
+        model, torch.optim.SGD(model.parameters(), lr=0.1), opt_level="O3", dtype=torch.float16
+    )
     assert (model[0].weight.dtype, model[1].weight.dtype) == (torch.float16, torch.float16)
 
 

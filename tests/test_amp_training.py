@@ -178,19 +178,6 @@ def test_o2_accumulates_in_fp32_masters() -> None:
     assert all(torch.equal(3 * a, b) for a, b in zip(once, thrice))
 
 
-def test_accumulation_misuse_is_a_clear_error() -> None:
-    model = mlp()
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    model, opt = amp.initialize(model, opt, opt_level="O1")
-    opt.backward(model(X[:8]).sum())
-    with pytest.raises(RuntimeError, match="delay_unscale=True to all but the last"):
-        opt.backward(model(X[:8]).sum())
-    opt.zero_grad()
-    opt.backward(model(X[:8]).sum(), delay_unscale=True)
-    with pytest.raises(RuntimeError, match="grads are still scaled"):
-        opt.step()
-
-
 def test_clipping_sees_unscaled_grads() -> None:
     model = mlp(batchnorm=False)
     expected = reference_grads(copy.deepcopy(model), [slice(0, 32)])

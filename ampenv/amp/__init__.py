@@ -4,8 +4,11 @@
     model, optimizer = amp.initialize(model, optimizer, opt_level="O2")
     with amp.autocast():
         loss = criterion(model(x), y)
-    optimizer.backward(loss)          # scale, backprop, unscale, record overflow
+    optimizer.backward(loss)          # scale, backprop, unscale, record overflow (repeatable)
     optimizer.step()                  # skipped on overflow; the scaler updates
+
+apex code (`with amp.scale_loss(loss, optimizer, loss_id=0) as scaled: scaled.backward()`, no
+autocast block) and Ascend apex code run unchanged: amp.initialize takes all their keywords.
 
 Importing this package imports torch; `import ampenv` does not.
 """
@@ -26,16 +29,19 @@ from .numerics import (
 )
 from .optimizer import master_params, scale_loss
 from .policy import (
+    FP32_ONLY,
     OPT_LEVELS,
     Properties,
     clear_registrations,
     register_float_function,
     register_half_function,
+    register_promote_function,
 )
 from .scaler import DynamicLossScaler, LossScaler, StaticLossScaler
 from .selftest import functional_probe
 
 __all__ = [
+    "FP32_ONLY",
     "OPT_LEVELS",
     "AmpDevice",
     "Comparison",
@@ -63,6 +69,7 @@ __all__ = [
     "nonfinite_counts",
     "register_float_function",
     "register_half_function",
+    "register_promote_function",
     "scale_loss",
     "state_dict",
     "supported_dtypes",

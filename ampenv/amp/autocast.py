@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -70,6 +70,26 @@ def cast_tensors(tree: Any, sources: tuple[torch.dtype, ...], target: torch.dtyp
     return tree
 
 
+def _widest(tree: Any) -> torch.dtype | None:
+    """fp32 if a tensor in `tree` is fp32, else its low-precision dtype (None: none found)."""
+    found: set[torch.dtype] = set()
+
+    def visit(node: Any) -> None:
+        if isinstance(node, torch.Tensor):
+            found.add(node.dtype)
+        elif isinstance(node, (tuple, list)):
+            for item in node:
+                visit(item)
+        elif isinstance(node, dict):
+            for item in node.values():
+                visit(item)
+
+    visit(tree)
+    if torch.float32 in found:
+        return torch.float32
+    return next((d for d in LOW if d in found), None)
+
+
 def _wrap(key: tuple[Any, str], original: Callable) -> Callable:
     @functools.wraps(original)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -82,9 +102,13 @@ def _wrap(key: tuple[Any, str], original: Callable) -> Callable:
             args, kwargs = cast_tensors((args, kwargs), (torch.float32,), frame.dtype)
             with _push(Frame(frame.device_type, frame.dtype, active=True)):
                 return original(*args, **kwargs)
+        target = torch.float32 if rule.kind == "float" else _widest((args, kwargs))
         inner = Frame(frame.device_type, frame.dtype, active=False, reason=rule.reason)
+        # Autocast off inside, or it would re-cast the op to low precision.
         with _push(inner), torch.autocast(frame.device_type, enabled=False):
-            args, kwargs = cast_tensors((args, kwargs), LOW, torch.float32)
+            if target is not None:
+                sources = tuple(d for d in (torch.float32, *LOW) if d != target)
+                args, kwargs = cast_tensors((args, kwargs), sources, target)
             return original(*args, **kwargs)
 
     return wrapper
@@ -135,13 +159,49 @@ def _uninstall(keys: list[tuple[Any, str]]) -> None:
 
 
 @contextmanager
+def _policy_region(
+    device_type: str,
+    dtype: torch.dtype,
+    enabled: bool,
+    attention_fp32: bool,
+    user_preferred: bool,
+) -> Iterator[None]:
+    rules = policy.rules(attention_fp32, user_preferred) if enabled else {}
+    keys = list(rules)
+    _install(keys)
+    try:
+        frame = Frame(device_type, dtype, enabled, rules)
+        with torch.autocast(device_type, dtype=dtype, enabled=enabled), _push(frame):
+            yield
+    finally:
+        _uninstall(keys)
+
+
+def region(
+    device_type: str,
+    dtype: torch.dtype,
+    enabled: bool,
+    attention_fp32: bool = False,
+    user_preferred: bool = True,
+) -> AbstractContextManager:
+    """The autocast region amp.autocast and an amp model's forward run in.
+
+    Inside torch.compile it is torch.autocast itself: the op policy replaces module attributes,
+    which dynamo cannot trace, so a compiled region gets torch's op lists (the graph and the
+    breaks of torch.autocast) and the fp32 policy holds in eager mode only.
+    """
+    if torch.compiler.is_compiling():
+        return torch.autocast(device_type, dtype=dtype, enabled=enabled)
+    return _policy_region(device_type, dtype, enabled, attention_fp32, user_preferred)
+
+
 def autocast(
     enabled: bool = True,
     *,
     device_type: str | None = None,
     dtype: torch.dtype | None = None,
     attention_fp32: bool = False,
-) -> Iterator[None]:
+) -> AbstractContextManager:
     """Mixed precision for the region: torch.autocast plus the fp32 op policy.
 
     Without `device_type` it follows amp.initialize: the model's device and dtype, and the level
@@ -150,6 +210,7 @@ def autocast(
     runs scaled_dot_product_attention and multi-head attention in fp32.
     """
     amp_state = state.current()
+    user_preferred = True
     if device_type is None:
         if amp_state is None:
             raise RuntimeError(
@@ -159,14 +220,7 @@ def autocast(
         device_type = amp_state.device.device.type
         dtype = amp_state.dtype if dtype is None else dtype
         enabled = enabled and amp_state.properties.autocast
+        user_preferred = amp_state.user_cast_preferred
     if dtype is None:
         dtype = choose_dtype(TorchDevice.of(device_type))
-    rules = policy.rules(attention_fp32) if enabled else {}
-    keys = list(rules)
-    _install(keys)
-    try:
-        frame = Frame(device_type, dtype, enabled, rules)
-        with torch.autocast(device_type, dtype=dtype, enabled=enabled), _push(frame):
-            yield
-    finally:
-        _uninstall(keys)
+    return region(device_type, dtype, enabled, attention_fp32, user_preferred)

@@ -87,13 +87,39 @@ def _parse_bool(name: str, value: Any) -> bool | None:
     return parsed
 
 
+def _parse_cast_model_type(opt_level: str, value: Any) -> torch.dtype | bool | None:
+    """None (the level's), False / torch.float32 (no cast) or a low-precision dtype."""
+    if value is None or value is False:
+        return value
+    if value is torch.float32:
+        return False
+    if value not in (torch.float16, torch.bfloat16):
+        raise ValueError(
+            f"cast_model_type must be None, False, torch.float32, torch.float16 or "
+            f"torch.bfloat16, not {value!r}"
+        )
+    if opt_level == "O1":
+        # As apex: O1 keeps fp32 weights; a low cast_model_type there would be ignored silently.
+        raise ValueError(
+            f"cast_model_type={value} contradicts opt_level O1, which keeps the model in fp32: "
+            "use opt_level O2 or O3 to cast the model"
+        )
+    return value
+
+
 def resolve(
     opt_level: str,
     loss_scale: Any = None,
     keep_batchnorm_fp32: Any = None,
     master_weights: Any = None,
+    cast_model_type: Any = None,
+    patch_torch_functions: Any = None,
 ) -> Properties:
-    """The level's properties; an argument that is not None overrides the level's value."""
+    """The level's properties; an argument that is not None overrides the level's value.
+
+    A low-precision `cast_model_type` only says "cast the model"; which dtype is amp.initialize's
+    choice (it checks that the two agree).
+    """
     if opt_level not in OPT_LEVELS:
         raise ValueError(
             f"unknown opt_level {opt_level!r}: valid levels are 'O0', 'O1', 'O2' and 'O3' "
@@ -102,13 +128,20 @@ def resolve(
     props = OPT_LEVELS[opt_level]
     keep_bn = _parse_bool("keep_batchnorm_fp32", keep_batchnorm_fp32)
     masters = _parse_bool("master_weights", master_weights)
+    patch = _parse_bool("patch_torch_functions", patch_torch_functions)
+    cast = _parse_cast_model_type(opt_level, cast_model_type)
     if opt_level == "O1" and (keep_bn is not None or masters is not None):
         # As apex: O1 keeps the model fp32, so these settings would silently do nothing.
         raise ValueError(
             "O1 keeps the model in fp32: keep_batchnorm_fp32 and master_weights "
             "apply to O2 and O3 only; leave them None"
         )
-    overrides: dict[str, Any] = {"keep_batchnorm_fp32": keep_bn, "master_weights": masters}
+    overrides: dict[str, Any] = {
+        "keep_batchnorm_fp32": keep_bn,
+        "master_weights": masters,
+        "autocast": patch,
+        "cast_model": None if cast is None else cast is not False,
+    }
     if loss_scale is not None:
         overrides["loss_scale"] = _parse_loss_scale(loss_scale)
     return replace(props, **{k: v for k, v in overrides.items() if v is not None})
@@ -116,7 +149,8 @@ def resolve(
 
 @dataclass(frozen=True)
 class Rule:
-    """Run `owner.name` in fp32 ("float") or in the autocast dtype ("half") inside amp.autocast."""
+    """Run `owner.name` inside amp.autocast in fp32 ("float"), in the autocast dtype ("half"),
+    or in the widest floating dtype among its tensor arguments ("promote")."""
 
     kind: str
     reason: str
@@ -165,6 +199,9 @@ FP32_FUNCTIONS: list[tuple[Any, str]] = [
     *_existing(torch.Tensor, ("softmax", "log_softmax", "logsumexp")),
 ]
 
+# The article's name for the list: (module, function name) pairs kept fp32 inside amp.autocast.
+FP32_ONLY: tuple[tuple[Any, str], ...] = tuple(FP32_FUNCTIONS)
+
 # The "attention in fp32" rule: scores, softmax and the weighted sum in fp32.
 ATTENTION_FUNCTIONS: list[tuple[Any, str]] = _existing(
     F, ("scaled_dot_product_attention", "multi_head_attention_forward")
@@ -193,8 +230,14 @@ def register_half_function(module: Any, name: str) -> None:
     _register(module, name, "half")
 
 
+def register_promote_function(module: Any, name: str) -> None:
+    """Run `module.name` in the widest floating dtype of its tensor arguments inside
+    amp.autocast (fp32 if any is fp32), as apex's promote lists and torch's promote ops do."""
+    _register(module, name, "promote")
+
+
 def clear_registrations() -> None:
-    """Forget every register_float_function / register_half_function."""
+    """Forget every register_float_function / register_half_function / register_promote_function."""
     _registry.clear()
 
 
@@ -204,6 +247,9 @@ _ATTENTION = {
 }
 
 
-def rules(attention_fp32: bool) -> dict[tuple[Any, str], Rule]:
-    """The casts amp.autocast applies: the built-in lists, then the user's registrations."""
-    return {**_BUILTIN, **(_ATTENTION if attention_fp32 else {}), **_registry}
+def rules(attention_fp32: bool, user_preferred: bool = True) -> dict[tuple[Any, str], Rule]:
+    """The casts amp.autocast applies: the built-in lists and the user's registrations, the
+    registrations winning where both name a function unless `user_preferred` is False (Ascend
+    apex's user_cast_preferred)."""
+    builtin = {**_BUILTIN, **(_ATTENTION if attention_fp32 else {})}
+    return {**builtin, **_registry} if user_preferred else {**_registry, **builtin}

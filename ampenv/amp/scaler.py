@@ -72,6 +72,8 @@ class LossScaler:
         self._scale = torch.full((), float(init_scale), **place)
         self._overflows = torch.zeros((), **place)
         self._pending = False  # a scaled backward whose grads are not unscaled yet
+        self._window_open = False  # backward passes recorded since the last update
+        self._window_found: torch.Tensor | None = None
 
     @property
     def scale(self) -> torch.Tensor:
@@ -116,15 +118,45 @@ class LossScaler:
         if has_overflow is not None:
             self._overflows.add_(self._as_found(has_overflow) != 0)
 
+    def record(self, found_inf: torch.Tensor | None) -> None:
+        """Note one unscaled backward pass; the scale moves once per step, in `close_window`."""
+        self._window_open = True
+        if found_inf is not None:
+            window = self._window_found
+            self._window_found = found_inf if window is None else torch.maximum(window, found_inf)
+
+    def close_window(self) -> None:
+        """Update the scale from every backward since the last update (a no-op if none)."""
+        if self._window_open:
+            self.update(self._window_found)
+            self._window_open, self._window_found = False, None
+
     def should_skip(self, found_inf: torch.Tensor | None) -> bool:
         return False
 
+    def _unskipped(self) -> int:
+        return 0
+
     def state_dict(self) -> dict:
-        return {"scale": float(self._scale), "overflow_steps": self.overflow_steps}
+        """ampenv's keys, plus apex's (`loss_scale`, `unskipped`) so that apex can read it."""
+        scale = float(self._scale)
+        return {
+            "scale": scale,
+            "overflow_steps": self.overflow_steps,
+            "loss_scale": scale,
+            "unskipped": self._unskipped(),
+        }
 
     def load_state_dict(self, state: dict) -> None:
+        """Load ampenv's state_dict or apex's ({"loss_scale": ..., "unskipped": ...})."""
+        if "scale" not in state:
+            self._load_apex(state)
+            return
         self._scale.fill_(state["scale"])
         self._overflows.fill_(state["overflow_steps"])
+
+    def _load_apex(self, state: dict) -> None:
+        self._scale.fill_(float(state["loss_scale"]))
 
 
 class StaticLossScaler(LossScaler):
@@ -144,7 +176,7 @@ class StaticLossScaler(LossScaler):
 
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
-        self.value = float(state["scale"])
+        self.value = float(self._scale)
 
 
 class DynamicLossScaler(LossScaler):
@@ -216,8 +248,19 @@ class DynamicLossScaler(LossScaler):
             "_growth_tracker": int(self._growth_tracker),
         }
 
+    def _unskipped(self) -> int:
+        return int(self._growth_tracker)
+
+    def _load_apex(self, state: dict) -> None:
+        # apex's scaler: the scale and its count of clean steps since the last change (its
+        # growth settings are amp.initialize arguments, not part of the checkpoint).
+        super()._load_apex(state)
+        self._growth_tracker.fill_(int(state["unskipped"]))
+
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
+        if "scale" not in state:
+            return
         self.growth_factor = state["growth_factor"]
         self.backoff_factor = state["backoff_factor"]
         self.growth_interval = state["growth_interval"]

@@ -29,7 +29,7 @@ def functional_probe(device: str) -> dict:
 
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     scaler = DynamicLossScaler(device=amp_device)
-    patch_optimizer(optimizer, scaler, {})
+    patch_optimizer(optimizer, (scaler,), {})
     before = [p.detach().clone() for p in model.parameters()]
     scale_before = float(scaler.scale)
     with scale_loss(model(x).float().pow(2).mean(), optimizer) as scaled:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import gc
+import weakref
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import torch
@@ -18,7 +20,25 @@ class AmpState:
     properties: Properties
     device: AmpDevice
     dtype: torch.dtype
-    scaler: LossScaler
+    scalers: tuple[LossScaler, ...]  # one per loss (num_losses)
+    user_cast_preferred: bool = True
+    # The models and optimizers this call prepared, held weakly: a later initialize only matters
+    # to them while they live.
+    owned: tuple[weakref.ref, ...] = field(default=(), compare=False)
+
+    @property
+    def scaler(self) -> LossScaler:
+        return self.scalers[0]
+
+    def alive(self) -> bool:
+        if not any(ref() is not None for ref in self.owned):
+            return False
+        gc.collect()  # an optimizer holds its own patched methods: a cycle refcounts can't free
+        return any(ref() is not None for ref in self.owned)
+
+
+def weak(objects: list[Any]) -> tuple[weakref.ref, ...]:
+    return tuple(weakref.ref(obj) for obj in objects)
 
 
 _current: AmpState | None = None
