@@ -4,164 +4,21 @@ whether they really import."""
 
 from __future__ import annotations
 
-import re
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
+from ampenv.active import import_verdict
+from ampenv.active.import_verdict import AUTOLOAD_OFF
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.knowledge import compat, failures
-from ampenv.probe import cann, devnodes, npusmi, packages
-from ampenv.probe.distinfo import canonical as canonicalize_name
-from ampenv.probe.proc import Outcome
+from ampenv.knowledge import pairing
+from ampenv.knowledge.pairing import TORCH, TORCH_NPU
+from ampenv.probe import cann, packages
 
 # packaging.requirements costs ~35 ms to import: it is imported where a requirement is parsed.
 if TYPE_CHECKING:
-    from packaging.requirements import Requirement
+    pass
 
-TORCH, TORCH_NPU = "torch", "torch-npu"
-AUTOLOAD_OFF = "export TORCH_DEVICE_BACKEND_AUTOLOAD=0"
 AUTOLOAD_GROUP = "torch.backends"  # entry points torch >= 2.5 imports on `import torch`
-CHILD = "ampenv.active.import_probe"
-
-# torch_npu's warning when it and CANN do not pair: its versions give the pin to install.
-CANN_MISMATCH = r"CANN package version (\S+) and PyTorch version (\S+) do not match"
-
-
-# -- versions --------------------------------------------------------------------------------
-
-
-def _minor(version: str) -> Optional[tuple[int, int]]:
-    from packaging.version import InvalidVersion, Version
-
-    try:
-        release = Version(version).release
-    except InvalidVersion:
-        return None
-    return (*release, 0)[:2]
-
-
-def _torch_requirement(npu: packages.Dist) -> Requirement:
-    """What torch_npu asks of torch: its own Requires-Dist when it has one (2.13.0 declares
-    torch==2.13.0.*), else the rule that torch_npu X.Y.Z needs torch X.Y.*."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    for line in npu.requires:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
-            continue
-        if canonicalize_name(req.name) == TORCH and req.specifier and req.marker is None:
-            return req
-    minor = _minor(npu.version)
-    return Requirement(f"torch=={minor[0]}.{minor[1]}.*" if minor else "torch")
-
-
-def _torch_npu_pin(torch_version: str, cann_version: Optional[str]) -> str:
-    """The torch-npu requirement for this torch: the table's row for this CANN, else any
-    build of the same torch release."""
-    from packaging.version import InvalidVersion, Version
-
-    listed = compat.torch_npu_for(torch_version, cann_version) if cann_version else None
-    if listed:
-        return f"torch-npu=={listed}"
-    try:
-        release = ".".join(str(n) for n in Version(torch_version).release)
-    except InvalidVersion:
-        return "torch-npu"
-    return f"torch-npu=={release}.*"
-
-
-def _pair_for(cann_version: Optional[str]) -> str:
-    """The exact install line of the newest torch / torch_npu pair listed for this CANN."""
-    row = next(
-        (r for r in compat.RELEASES if cann_version and compat.same_cann(r.cann, cann_version)),
-        None,
-    )
-    if row is None:
-        return "pip install torch torch-npu, the pair the Ascend/pytorch README lists for your CANN"
-    return f'pip install "torch=={row.torch}" "torch-npu=={row.torch_npu}"'
-
-
-def _versions(
-    ctx: CheckContext,
-    torch: Optional[packages.Dist],
-    npu: Optional[packages.Dist],
-    cann_version: Optional[str],
-) -> list[Finding]:
-    if torch is None and npu is None:
-        if ctx.backend == "npu":
-            return [
-                Finding(
-                    Status.FAIL,
-                    "neither torch nor torch_npu is installed",
-                    _pair_for(cann_version),
-                )
-            ]
-        return [
-            Finding(
-                Status.WARN,
-                "torch is not installed: the AMP probe and the smoke training need it",
-                "pip install torch",
-            )
-        ]
-    if npu is None:
-        if ctx.backend != "npu":
-            return [Finding(Status.PASS, f"torch {torch.version}")]
-        pin = _torch_npu_pin(torch.version, cann_version)
-        return [
-            Finding(
-                Status.FAIL,
-                f"torch {torch.version} is installed without torch_npu on an NPU node",
-                f'pip install "{pin}"',
-            )
-        ]
-    need = _torch_requirement(npu)
-    if torch is None:
-        return [
-            Finding(
-                Status.FAIL,
-                f"torch_npu {npu.version} is installed, torch is not",
-                f'pip install "{need}"',
-            )
-        ]
-    matches = need.specifier.contains(torch.version, prereleases=True) and _minor(
-        torch.version
-    ) == _minor(npu.version)
-    if not matches:
-        keep_torch = _torch_npu_pin(torch.version, cann_version)
-        return [
-            Finding(
-                Status.FAIL,
-                f"torch_npu {npu.version} needs {need}, but torch {torch.version} is installed",
-                f'pip install "{need}" (or, to keep torch {torch.version}: '
-                f'pip install "{keep_torch}")',
-            )
-        ]
-    return [Finding(Status.PASS, f"torch {torch.version} with torch_npu {npu.version}")]
-
-
-def _cann_match(npu: packages.Dist, torch: Optional[packages.Dist], cann_version: str) -> Finding:
-    listed = compat.cann_for(npu.version)
-    if not listed:
-        return Finding(
-            Status.SKIP,
-            f"torch_npu {npu.version} is not in the compatibility table: not judged against "
-            f"CANN {cann_version}",
-        )
-    if any(compat.same_cann(c, cann_version) for c in listed):
-        return Finding(Status.PASS, f"torch_npu {npu.version} is built for CANN {cann_version}")
-    fit = compat.torch_npu_for(torch.version, cann_version) if torch else None
-    remedy = (
-        f'pip install "torch-npu=={fit}"'
-        if fit
-        else f"install CANN {listed[0]}, the release torch_npu {npu.version} is built for"
-    )
-    return Finding(
-        Status.WARN,
-        f"torch_npu {npu.version} is built for CANN {', '.join(listed)}; this node has CANN "
-        f"{cann_version}",
-        remedy,
-    )
 
 
 def _conflicts(dists: dict[str, packages.Dist]) -> list[Finding]:
@@ -262,160 +119,6 @@ def _libraries(
     ]
 
 
-# -- full profile: import in a child -----------------------------------------------------------
-
-
-def _expected_npus(ctx: CheckContext) -> Optional[tuple[int, str]]:
-    """How many NPUs torch should see, and who says so (npu-smi, else /dev/davinci*), after
-    ASCEND_RT_VISIBLE_DEVICES."""
-    tool = npusmi.locate(ctx.probe)
-    count, source = None, ""
-    if tool:
-        info = npusmi.info(ctx.probe, tool, ctx.timeout_left(_npusmi_timeout(ctx)))
-        if info.table:
-            count, source = len(info.table.chips), "npu-smi lists"
-    if count is None:
-        nodes = devnodes.davinci_numbers(ctx.probe)
-        if not nodes:
-            return None
-        count, source = len(nodes), "/dev has davinci nodes for"
-    visible = ctx.probe.env.get("ASCEND_RT_VISIBLE_DEVICES")
-    if visible is not None:
-        ids, _ = devnodes.parse_id_list(visible)
-        count = len([i for i in ids if i < count])
-        source += " (after ASCEND_RT_VISIBLE_DEVICES)"
-    return count, source
-
-
-def _npusmi_timeout(ctx: CheckContext) -> float:
-    """npu.devices' timeout (its default is 10 s): both checks share one npu-smi run."""
-    return float(ctx.config.check_settings.get("npu.devices", {}).get("timeout", 10.0))
-
-
-def _translate(error: list[str], found: cann.Discovery, fix_torch: str) -> Finding:
-    """The import's failure, named by the one catalogue; the fix is this node's own where the
-    node knows better than the catalogue's general one (the set_env.sh line it found, the
-    torch_npu pin that pairs with its torch)."""
-    hits = failures.scan_lines(error, "import")
-    if not hits:
-        first = error[0] if error else "unknown error"
-        return Finding(
-            Status.FAIL,
-            f"importing torch / torch_npu fails: {first}",
-            'run `python -c "import torch, torch_npu"` to see the whole traceback',
-        )
-    hit = hits[0]
-    known = hit.failure
-    if known.mode == "cann-env" or known.id == "torch-backend-autoload":
-        what = (
-            f"{hit.match.split(':')[0]} cannot be opened"
-            if "cannot open" in hit.match
-            else hit.match
-        )
-        return Finding(
-            Status.FAIL,
-            f"CANN runtime not on the library path: importing torch_npu fails ({what})",
-            f"{cann.set_env_line(found)}; for CPU-only use of this environment: {AUTOLOAD_OFF}",
-        )
-    fix = fix_torch if known.id == "torch-npu-undefined-symbol" else known.fix
-    return Finding(
-        Status.FAIL,
-        f"importing torch_npu fails ({known.id}): {known.meaning} [{hit.match[:80]}]",
-        fix,
-    )
-
-
-def _import(
-    ctx: CheckContext,
-    npu: Optional[packages.Dist],
-    found: cann.Discovery,
-    fix_torch: str,
-    facts: dict[str, Any],
-) -> list[Finding]:
-    from ampenv.active.child import run_module, tail  # the full profile's child: not at load
-
-    timeout = ctx.timeout_left(float(ctx.settings["import_timeout"]))
-    with_npu = npu is not None and not _cpu_only(ctx)
-    args = [] if with_npu else ["--skip-npu"]
-    ran, payload = run_module(CHILD, args, timeout, env=ctx.probe.env)
-    what = "import torch, torch_npu" if with_npu else "import torch"
-    if ran.outcome is Outcome.TIMEOUT:
-        return [
-            Finding(
-                Status.FAIL,
-                f"`{what}` did not finish in {ran.timeout_s:g} s",
-                "the driver may be hung: `npu-smi info`, `dmesg -T | tail`; raise "
-                '[checks."python.stack"] import_timeout only if imports are merely slow here',
-            )
-        ]
-    if payload is None:
-        return [
-            Finding(
-                Status.FAIL,
-                f"`{what}` in a child process: {ran.describe()}, with no result",
-                'run `python -c "import torch, torch_npu"` to see what happens',
-            ),
-            *[Finding(Status.SKIP, line) for line in tail(ran.stdout + ran.stderr, 6)],
-        ]
-    facts["import"] = payload
-    findings: list[Finding] = []
-    warned = re.search(CANN_MISMATCH, ran.stdout + ran.stderr)
-    if warned and payload.get("torch_version"):
-        cann_version, npu_version = warned.groups()
-        pin = _torch_npu_pin(payload["torch_version"], cann_version)
-        findings.append(
-            Finding(
-                Status.WARN,
-                f"torch_npu warns: CANN {cann_version} and torch_npu {npu_version} do not match",
-                f'pip install "{pin}"',
-            )
-        )
-    if payload.get("error"):
-        return [*findings, _translate(payload["error"], found, fix_torch)]
-    findings.append(Finding(Status.PASS, f"`{what}` works in {ran.duration_s:.1f} s"))
-    findings += _devices(ctx, payload)
-    return findings
-
-
-def _devices(ctx: CheckContext, payload: dict[str, Any]) -> list[Finding]:
-    if ctx.backend == "cuda" and not payload.get("cuda_available"):
-        return [
-            Finding(
-                Status.FAIL,
-                f"torch {payload.get('torch_version')} cannot use the GPUs of this node",
-                "install a CUDA build of torch that matches the driver (`nvidia-smi` shows its "
-                "CUDA version): pip install torch --index-url https://download.pytorch.org/whl/cu<XY>",
-            )
-        ]
-    if "npu_available" not in payload:
-        return []
-    expected = _expected_npus(ctx)
-    available, count = payload["npu_available"], payload.get("npu_count", 0)
-    if expected is None or expected[0] == 0:
-        return [Finding(Status.PASS, f"torch_npu imports; torch sees {count} NPUs")]
-    want, source = expected
-    if not available:
-        return [
-            Finding(
-                Status.FAIL,
-                f"torch.npu.is_available() is False, although {source} {want} NPUs",
-                "check `npu-smi info` and the driver (npu.* checks); in a container pass "
-                "--device /dev/davinciN, /dev/davinci_manager, /dev/devmm_svm, /dev/hisi_hdc and "
-                "mount /usr/local/Ascend/driver",
-            )
-        ]
-    if count != want:
-        return [
-            Finding(
-                Status.FAIL,
-                f"torch sees {count} NPUs, but {source} {want}",
-                "make ASCEND_RT_VISIBLE_DEVICES list only present devices, in ascending order, "
-                "and pass every /dev/davinciN to the container",
-            )
-        ]
-    return [Finding(Status.PASS, f"torch sees {count} NPUs, as {source.split(' (')[0]} {want}")]
-
-
 # -- the check ---------------------------------------------------------------------------------
 
 OFFLINE = (
@@ -464,9 +167,9 @@ def python_stack(ctx: CheckContext) -> Result:
         "torch_npu": npu.version if npu else None,
         "cann": cann_version,
     }
-    findings = _versions(ctx, torch, npu, cann_version)
+    findings = pairing.versions(ctx.backend, torch, npu, cann_version)
     if npu and cann_version:
-        findings.append(_cann_match(npu, torch, cann_version))
+        findings.append(pairing.cann_match(npu, torch, cann_version))
     if ctx.probe.offline:
         findings.append(Finding(Status.SKIP, OFFLINE))
         return combine(findings, _summary(facts), facts=facts)
@@ -475,6 +178,8 @@ def python_stack(ctx: CheckContext) -> Result:
     if npu:
         findings += _libraries(ctx, npu, found, facts)
     if ctx.profile_at_least("full") and (torch or npu):
-        fix_torch = f'pip install "{_torch_requirement(npu)}"' if npu else "pip install torch"
-        findings += _import(ctx, npu, found, fix_torch, facts)
+        fix_torch = (
+            f'pip install "{pairing.torch_requirement(npu)}"' if npu else "pip install torch"
+        )
+        findings += import_verdict.judge_import(ctx, npu, found, fix_torch, facts, _cpu_only(ctx))
     return combine(findings, _summary(facts), facts=facts)
