@@ -54,7 +54,7 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
     title="Known failures in logs",
     profile="quick",
     after=CONFIRMING,
-    timeout=15,
+    timeout=25,
     why="A job that died left its cause in the plog or the training log; the same error text "
     "has the same fix on every node.",
     remedies=("the fix of each known failure: `ampenv explain CODE` shows it whole",),
@@ -77,6 +77,16 @@ def logs_errors(ctx: CheckContext) -> Result:
     findings += [
         Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
         for path, why in scan.unreadable
+    ]
+    findings += [
+        Finding(
+            Status.WARN,
+            f"--log {name}: reading stopped after {logs.BUDGET_S:g} s before its end: a failure "
+            "logged near its end may be missed",
+            f"pass the end of it uncompressed: zcat {name} | tail -c 64M > end.log; "
+            "ampenv doctor --log end.log",
+        )
+        for name in scan.stopped
     ]
     details = []
     if scan.unread:

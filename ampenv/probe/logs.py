@@ -24,9 +24,9 @@ from ampenv.knowledge.failures import Hit, Scanner
 from ampenv.probe import Probe
 
 MAX_FILES = 32  # newest plogs read per run: a node can hold thousands
-BUDGET_S = 5.0  # reading stops after this long; the files left are counted
+BUDGET_S = 12.0  # reading stops after this long; the files left are counted
 NAMED_TAIL_MB = 64.0  # of a file the user names: the end of a training log holds its failure
-CHUNK = 1 << 20
+CHUNK = 4 << 20
 STDIN = "-"
 
 # plog layouts: <root>/plog, and <root>/{run,debug}/plog on newer CANN (ascend-facts.md §6)
@@ -39,6 +39,7 @@ class LogScan:
     hits: list[Hit] = field(default_factory=list)
     mtimes: dict[str, float] = field(default_factory=dict)  # file -> mtime (stdin: read time)
     tails: list[str] = field(default_factory=list)  # files read only in part (their end)
+    stopped: list[str] = field(default_factory=list)  # streams the budget cut before their end
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # named logs only
     unread: int = 0  # files left when the time budget ran out
 
@@ -59,21 +60,31 @@ def recent_plogs(probe: Probe, roots: list[str], max_age_days: float, now: float
     return sorted(found, key=lambda p: -found[p])[:MAX_FILES]
 
 
-def _rolling_tail(chunks: Iterator[bytes], limit: int, deadline: float) -> tuple[bytes, bool]:
-    """The last ``limit`` bytes of a stream read until its end or the deadline, and whether
-    anything before them was dropped. Memory stays below twice ``limit``."""
-    kept, dropped = bytearray(), False
+@dataclass
+class Tail:
+    data: bytes
+    cut: bool  # something before ``data`` was dropped: it starts mid-line
+    stopped: bool  # the deadline came before the end of the stream
+    mtime: float
+
+
+def _rolling_tail(chunks: Iterator[bytes], limit: int, deadline: float) -> tuple[bytes, bool, bool]:
+    """The last ``limit`` bytes of a stream read until its end or the deadline, whether
+    anything before them was dropped, and whether the deadline stopped it. Memory stays below
+    twice ``limit``."""
+    kept, dropped, stopped = bytearray(), False, False
     for chunk in chunks:
         kept += chunk
         if len(kept) > 2 * limit:
             del kept[: len(kept) - limit]
             dropped = True
         if time.monotonic() > deadline:
+            stopped = True
             break
     if len(kept) > limit:
         del kept[: len(kept) - limit]
         dropped = True
-    return bytes(kept), dropped
+    return bytes(kept), dropped, stopped
 
 
 def _chunks(fh: BinaryIO) -> Iterator[bytes]:
@@ -81,12 +92,11 @@ def _chunks(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
-def _read_named(path: str, limit: int, deadline: float) -> tuple[bytes, bool, float]:
-    """A log the user named: its end (``limit`` bytes), whether it was cut, and its mtime.
-    Regular files (plain or gzip) and stdin only: a FIFO or a device would block or never end."""
+def _read_named(path: str, limit: int, deadline: float) -> Tail:
+    """A log the user named: its end (``limit`` bytes). Regular files (plain or gzip) and
+    stdin only: a FIFO or a device would block or never end."""
     if path == STDIN:
-        data, cut = _rolling_tail(_chunks(sys.stdin.buffer), limit, deadline)
-        return data, cut, time.time()
+        return Tail(*_rolling_tail(_chunks(sys.stdin.buffer), limit, deadline), time.time())
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fd)
@@ -95,11 +105,11 @@ def _read_named(path: str, limit: int, deadline: float) -> tuple[bytes, bool, fl
         if fh.read(2) == b"\x1f\x8b":  # gzip: no way to its end but through it
             fh.seek(0)
             with gzip.GzipFile(fileobj=fh) as gz:
-                data, cut = _rolling_tail(_chunks(gz), limit, deadline)  # type: ignore[arg-type]
-            return data, cut, st.st_mtime
+                found = _rolling_tail(_chunks(gz), limit, deadline)  # type: ignore[arg-type]
+            return Tail(*found, st.st_mtime)
         start = max(0, st.st_size - limit)
         fh.seek(start)
-        return fh.read(limit), start > 0, st.st_mtime
+        return Tail(fh.read(limit), start > 0, False, st.st_mtime)
 
 
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
@@ -143,17 +153,19 @@ def scan(
                 result.unread += 1
                 continue
             try:
-                data, cut, mtime = _read_named(path, int(NAMED_TAIL_MB * (1 << 20)), deadline)
+                read = _read_named(path, int(NAMED_TAIL_MB * (1 << 20)), deadline)
             except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
                 why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
                 result.unreadable.append((path, why))
                 continue
             name = "stdin" if path == STDIN else path
-            if cut:
+            if read.cut:
                 result.tails.append(name)
+            if read.stopped:
+                result.stopped.append(name)
             result.files.append(name)
-            result.mtimes[name] = mtime
-            scanner.feed_bytes(_from_whole_line(data, cut), name)
+            result.mtimes[name] = read.mtime
+            scanner.feed_bytes(_from_whole_line(read.data, read.cut), name)
         result.hits = scanner.hits()
         return result
 
