@@ -59,3 +59,14 @@ def sysroot(tmp_path: Path) -> Path:
     root = tmp_path / "root"
     root.mkdir()
     return root
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny models on a shared 2-core machine: a second OpenMP thread only adds contention."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

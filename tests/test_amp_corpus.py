@@ -6,12 +6,10 @@ from __future__ import annotations
 import importlib.util
 import math
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
-import torch
 
 LOOPS = Path(__file__).parent / "fixtures" / "amp_loops"
 STEPS = 6
@@ -31,12 +29,7 @@ CASES = [
 ]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def load(name: str) -> ModuleType:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import importlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,12 +16,7 @@ from ampenv import amp
 init_module = importlib.import_module("ampenv.amp.initialize")  # the package exports a function
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def mlp(seed: int = 0) -> torch.nn.Sequential:

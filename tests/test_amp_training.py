@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
@@ -15,13 +14,7 @@ from ampenv import amp
 LEVELS = ["O0", "O1", "O2", "O3"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread() -> Iterator[None]:
-    # Tiny models on a shared 2-core machine: a second OpenMP thread only adds contention.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 DTYPES = [torch.bfloat16, torch.float16]
