@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from ampenv.probe import proc
 from ampenv.probe.proc import CommandResult
+from ampenv.util import bounded
 
 T = TypeVar("T")
 
@@ -72,9 +73,8 @@ class Probe:
         """The file's text (first ``limit`` bytes), or None when it cannot be read."""
 
         def read() -> Optional[str]:
-            try:
-                with open(self.path(p), "rb") as fh:
-                    return fh.read(limit).decode("utf-8", "replace")
+            try:  # a regular file only: a FIFO or a device must not block or read forever
+                return bounded.read_head(self.path(p), limit).decode("utf-8", "replace")
             except OSError:
                 return None
 
@@ -247,15 +247,9 @@ class Probe:
 
 
 def tail(path: Union[str, Path], limit: int) -> str:
-    """The last ``limit`` bytes of a file, from the first whole line."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        start = max(0, size - limit)
-        fh.seek(start)
-        data = fh.read(limit)
-    if start:
-        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
-    return data.decode("utf-8", "replace")
+    """The last ``limit`` bytes of a regular file, from the first whole line (a FIFO or a
+    device raises :class:`ampenv.util.bounded.NotRegular`, an OSError)."""
+    return bounded.read_tail(path, limit).decode("utf-8", "replace")
 
 
 def _linux_host() -> Optional[dict[str, Any]]:
