@@ -13,7 +13,7 @@ import typer
 from ampenv import __version__
 from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
-from ampenv.core.settings import SECONDS, ConfigError, out_of_range
+from ampenv.core.settings import MAX_SECONDS, SECONDS, ConfigError, Setting, out_of_range
 
 app = typer.Typer(
     add_completion=False,
@@ -30,6 +30,7 @@ hook_app = typer.Typer(
 app.add_typer(hook_app, name="hook")
 
 EXIT_USAGE = 2
+WAIT_SECONDS = Setting(float, None, "seconds", ge=0, le=MAX_SECONDS)
 
 ProfileOpt = typer.Option("full", "--profile", "-p", help="quick, full or certify.")
 OnlyOpt = typer.Option(None, "--only", help="Run only these ids or family prefixes (env.).")
@@ -58,6 +59,14 @@ def _seconds(param: typer.CallbackParam, value: Optional[float]) -> Optional[flo
 DeadlineOpt = typer.Option(None, "--deadline", help="Global limit, seconds.", callback=_seconds)
 
 
+def _wait_seconds(param: typer.CallbackParam, value: float) -> float:
+    """--wait: 0 (do not wait) up to a week; inf or nan would wait forever."""
+    problem = out_of_range(value, WAIT_SECONDS)
+    if problem:
+        _die(f"{param.opts[0]}: {problem}")
+    return value
+
+
 def _die(message: str, code: int = EXIT_USAGE) -> None:
     typer.echo(f"ampenv: {message}", err=True)
     raise typer.Exit(code)
@@ -65,6 +74,14 @@ def _die(message: str, code: int = EXIT_USAGE) -> None:
 
 def _use_color(output: Optional[Path]) -> bool:
     return output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _ascii(output: Optional[Path]) -> bool:
+    """A terminal that cannot print the report's marks (LC_ALL=POSIX, PYTHONIOENCODING=ascii)
+    gets ASCII ones; a file (--output) is UTF-8."""
+    from ampenv.util.stdio import can_encode
+
+    return (output is None or str(output) == "-") and not can_encode("✓✗•→·")
 
 
 def emit(text: str, output: Optional[Path]) -> None:
@@ -132,7 +149,14 @@ def doctor(
         _die(str(exc))
     wants_metrics = fmt == "prometheus" or textfile_dir is not None
     certified = _certified(session) if wants_metrics else None
-    text = render(report, fmt, verbose=verbose, color=_use_color(output), certified=certified)
+    text = render(
+        report,
+        fmt,
+        verbose=verbose,
+        color=_use_color(output),
+        certified=certified,
+        ascii=_ascii(output),
+    )
     emit(text, output)
     export_textfile(report, textfile_dir, certified, report.exit_code)
     raise typer.Exit(report.exit_code)
@@ -207,7 +231,9 @@ def clean(
     everything: bool = typer.Option(
         False, "--all", help="Everything below the known places, not only what is stale."
     ),
-    wait: float = typer.Option(10.0, "--wait", help="Seconds to wait for another cleaner."),
+    wait: float = typer.Option(
+        10.0, "--wait", help="Seconds to wait for another cleaner.", callback=_wait_seconds
+    ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
@@ -381,7 +407,7 @@ def env_command(
     except ConfigError as exc:
         _die(str(exc))
     if report is not None:
-        emit(render(report, "text", color=_use_color(None)), None)
+        emit(render(report, "text", color=_use_color(None), ascii=_ascii(None)), None)
         raise typer.Exit(report.exit_code)
     script, unmet = export_script(session.config.section("env"), os.environ, session.config.label)
     sys.stdout.write(script)
@@ -438,7 +464,8 @@ def certify(
         report = diagnose(opts, session)
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
-    emit(render(report, fmt, verbose=verbose, color=_use_color(output)), output)
+    shown = render(report, fmt, verbose=verbose, color=_use_color(output), ascii=_ascii(output))
+    emit(shown, output)
     section = session.config.section("certificate")
     path = resolve_path(certificate, session.probe.env, section)
     try:
@@ -501,12 +528,18 @@ def certificate_show(
 
 
 def main() -> None:
+    from ampenv.probe import proc
+    from ampenv.util import stdio
+
+    stdio.guard_stdout()  # checks write to stderr; the report goes to the saved stdout
+    stdio.terminate_on_sigterm()  # SIGTERM unwinds: temporary trees go, children die
     try:
         app(prog_name="ampenv")
     except KeyboardInterrupt:
         sys.stderr.write("ampenv: interrupted\n")
         sys.exit(130)
     finally:
+        proc.kill_leftovers()  # nothing ampenv started outlives it
         # The command is done and the process is about to end. Interpreter shutdown would
         # otherwise run full garbage collections over every object the run created (the
         # checks, the import machinery's): ~30 ms, a sixth of a quick run, to reclaim memory

@@ -20,11 +20,12 @@ from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
 from ampenv.knowledge import envcontract
 from ampenv.probe import Probe, cann, proc
+from ampenv.util import stdio
 
 # The script path arrives as $1, never spliced into the command text.
 SOURCE_AND_DUMP = 'source "$1" >/dev/null 2>&1; env -0'
 # bash's own bookkeeping, not something the script exported.
-SHELL_NOISE = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
+SHELL_NOISE = frozenset({"_", "SHLVL", "PWD", "OLDPWD", proc.TAG})
 SET_ENV_TIMEOUT = 15.0
 
 
@@ -111,8 +112,10 @@ def prepare_and_judge(
 def exec_job(cmd: list[str], env: dict[str, str]) -> int:
     """Become the job. Returns only when exec failed: 127 not found, 126 not runnable."""
     proc.kill_children()
-    sys.stdout.flush()
+    proc.stop_being_subreaper()  # survives execve: the job must not adopt orphans
     sys.stderr.flush()
+    stdio.restore_for_exec()  # fd 1 is the job's; SIGPIPE and SIGXFSZ back to default
+    env = {k: v for k, v in env.items() if k != proc.TAG}
     try:
         os.execvpe(cmd[0], cmd, env)
     except FileNotFoundError:

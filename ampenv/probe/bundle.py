@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from ampenv.probe import ASCEND_TOOL_DIRS, Probe
 from ampenv.probe.proc import CommandResult, Outcome
+from ampenv.util import bounded
 from ampenv.util.jsonshape import (
     Shape,
     described,
@@ -32,6 +33,8 @@ FORMAT = "ampenv.integrations.collect/1"
 MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 64 << 20
 MAX_TOTAL_BYTES = 512 << 20
+MAX_BUNDLE_BYTES = 256 << 20  # compressed; collect writes a few hundred KiB
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class BundleError(ValueError):
@@ -76,15 +79,42 @@ def _unpack(tar: tarfile.TarFile, dest: Path) -> None:
             out.write(data)
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _mode(head: bytes) -> str:
+    """The tarfile mode for a bundle's first bytes: a gzip stream (what collect writes) or a
+    plain tar. Nothing else is tried: ``r:*`` would try xz first, which reads a file of zeros
+    as stream padding for as long as it lasts (2 GB: minutes)."""
+    if head[:2] == GZIP_MAGIC:
+        return "r:gz"
+    if len(head) >= 262 and head[257:262] == b"ustar":
+        return "r:"
+    raise BundleError("is not a support bundle (neither a gzip stream nor a tar file)")
+
+
 def extract(bundle: Path, dest: Path) -> None:
-    """Unpack regular files and folders only, with limits on count and size."""
+    """Unpack regular files and folders only, with limits on count and size. The bundle is
+    opened as a regular file only (a FIFO or /dev/zero is refused, never waited on)."""
     try:
-        with tarfile.open(bundle, "r:*") as tar:
-            _unpack(tar, dest)
+        with bounded.open_regular(bundle) as raw:
+            size = os.fstat(raw.fileno()).st_size
+            if size > MAX_BUNDLE_BYTES:
+                raise BundleError(
+                    f"is {size >> 20} MiB, more than a bundle's {MAX_BUNDLE_BYTES >> 20} MiB; "
+                    "refused"
+                )
+            mode = _mode(raw.read(512))
+            raw.seek(0)
+            with tarfile.open(fileobj=raw, mode=mode) as tar:  # type: ignore[call-overload]
+                _unpack(tar, dest)
     except BundleError as exc:
         raise BundleError(f"{bundle}: {exc}") from None
-    except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
-        raise BundleError(f"{bundle}: cannot be unpacked: {exc}") from None
+    except OSError as exc:
+        raise BundleError(f"{bundle}: cannot be read: {exc.strerror or _one_line(exc)}") from None
+    except (EOFError, zlib.error, tarfile.TarError) as exc:
+        raise BundleError(f"{bundle}: cannot be unpacked: {_one_line(exc)}") from None
 
 
 def _load_json(root: Path, name: str, default: Any = None) -> Any:
@@ -184,7 +214,7 @@ class BundleProbe(Probe):
                 self._load(root)
             except BundleError as exc:
                 raise BundleError(f"{bundle}: {exc}") from None
-        except BundleError:
+        except BaseException:  # also SystemExit from SIGTERM: leave no temporary tree
             self._tmp.cleanup()
             raise
 
