@@ -311,40 +311,49 @@ def run(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Container entrypoint: prepare the CANN environment, check the node, then exec CMD."""
-    from ampenv.integrations.entrypoint import exec_job, gate, prepare_and_judge
-    from ampenv.report.brief import render as brief
+    from ampenv.integrations.entrypoint import exec_job, judge_in_child
 
     if not cmd[0]:
         _die('run: the command is empty (an unset variable in `-- "$CMD"`?)')
     opts = Options(config_path=config, sysroot=sysroot)
-    try:
-        prepared, report, policy = prepare_and_judge(opts, policy=policy, profile=profile)
-    except (ConfigError, ValueError) as exc:
-        _die(str(exc))
-    for note in prepared.notes:
+    answer = judge_in_child(opts, policy=policy, profile=profile)
+    if answer.usage:
+        _die(answer.usage)
+    for note in answer.notes:
         typer.echo(f"ampenv: {note}", err=True)
-    typer.echo(brief(report), err=True, nl=False)
-    stop = gate(report, policy)
-    if stop is not None:
-        _die(f"{policy}: not starting {cmd[0]!r}", stop)
-    raise typer.Exit(exec_job(cmd, prepared.env))
+    typer.echo(answer.brief, err=True, nl=False)
+    if answer.stop is not None:
+        _die(f"{answer.policy}: not starting {cmd[0]!r}", answer.stop)
+    raise typer.Exit(exec_job(cmd, answer.env))
 
 
 @hook_app.command("slurm")
 def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = SysrootOpt) -> None:
     """Prolog / HealthCheckProgram: quick profile + certificate verify within [hook] timeout;
     one line `ampenv: <check>: <summary>` and a non-zero exit on failure."""
-    from ampenv.integrations.slurm import run_hook
+    from ampenv.integrations.guard import in_child
+    from ampenv.integrations.slurm import PREFIX, hard_limit, run_hook
 
-    try:
-        verdict = run_hook(Options(config_path=config, sysroot=sysroot), dict(os.environ))
-    except (ConfigError, ValueError) as exc:  # ValueError: an unusable [hook] lock_file
-        _die(str(exc))
-    for note in verdict.notes:
+    opts = Options(config_path=config, sysroot=sysroot)
+
+    def judge() -> dict:
+        try:
+            verdict = run_hook(opts, dict(os.environ))
+        except (ConfigError, ValueError) as exc:  # ValueError: an unusable [hook] lock_file
+            return {"usage": str(exc)}
+        return {"code": verdict.code, "line": verdict.line, "notes": verdict.notes}
+
+    # Judged in a child: a plugin's os._exit(0) must read "could not judge", never healthy.
+    answer, why = in_child(judge, hard_limit(opts, dict(os.environ)))
+    if answer is None:
+        answer = {"code": 3, "line": f"{PREFIX} could not judge: {why}", "notes": []}
+    if answer.get("usage"):
+        _die(answer["usage"])
+    for note in answer["notes"]:
         typer.echo(note, err=True)
-    if verdict.line:
-        typer.echo(verdict.line)
-    raise typer.Exit(verdict.code)
+    if answer["line"]:
+        typer.echo(answer["line"])
+    raise typer.Exit(answer["code"])
 
 
 @hook_app.command("npd")
@@ -356,9 +365,12 @@ def hook_npd(
     ),
 ) -> None:
     """node-problem-detector plugin: exit 0 OK, 1 NonOK, 2 Unknown; <= 80 bytes on stdout."""
-    from ampenv.integrations.npd_plugin import run_plugin
+    from ampenv.integrations.guard import in_child
+    from ampenv.integrations.npd_plugin import UNKNOWN, run_plugin, unknown
 
-    code, message = run_plugin(Options(config_path=config, sysroot=sysroot), timeout)
+    opts = Options(config_path=config, sysroot=sysroot)
+    answer, why = in_child(lambda: run_plugin(opts, timeout), timeout)
+    code, message = answer if answer is not None else (UNKNOWN, unknown(why))
     sys.stdout.write(message + "\n")
     raise typer.Exit(code)
 

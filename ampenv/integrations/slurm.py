@@ -219,6 +219,22 @@ def settle_node(node: str, verdict: Verdict, env: dict[str, str], end: float) ->
     return [f"{PREFIX} drained {node}" if done.ok else f"{PREFIX} {done.describe()}"]
 
 
+HARD_GRACE_S = 5.0  # past [hook] timeout, the judging child is killed: a verdict of its own
+
+
+def hard_limit(opts: Options, env: dict[str, str]) -> float:
+    """Seconds from now the judging child may take: [hook] timeout counted from the process
+    start, plus a grace (the child keeps its own time; this is for one that cannot)."""
+    from ampenv.core import config as config_mod
+
+    sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
+    try:
+        timeout = float(config_mod.load(opts.config_path, env, sysroot).section("hook")["timeout"])
+    except Exception:
+        timeout = 10.0
+    return max(1.0, process_start() + timeout + HARD_GRACE_S - time.monotonic())
+
+
 def run_hook(opts: Options, env: dict[str, str]) -> Verdict:
     """Everything but printing: opt-out, lock, judge, drain or resume."""
     start = process_start()

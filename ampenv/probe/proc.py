@@ -247,6 +247,15 @@ def kill_children() -> None:
             child.wait(timeout=1)  # reap it, so the job we become inherits no zombie
 
 
+def adopt_orphans() -> None:
+    """Become a child subreaper now (before forking a judge, say), and kill what is left of
+    our children when the CLI ends."""
+    global _spawned_any
+    with _state_lock:
+        _become_subreaper()
+        _spawned_any = True
+
+
 def kill_leftovers() -> None:
     """:func:`kill_children`, only when this process ever started a command (the quick path
     without commands does not pay for psutil)."""

@@ -18,6 +18,7 @@ import io
 import os
 import signal
 import sys
+import threading
 from typing import Optional
 
 _saved_stdout: Optional[int] = None
@@ -42,13 +43,43 @@ def guard_stdout() -> None:
     old = sys.stdout
     encoding = getattr(old, "encoding", None) or "utf-8"
     with_tty = os.isatty(saved)
-    sys.stdout = io.TextIOWrapper(
+    report = io.TextIOWrapper(
         io.FileIO(saved, "w", closefd=True),
         encoding=encoding,
         errors="backslashreplace",
         line_buffering=with_tty,
     )
+    sys.stdout = MainThreadOnly(report)
     _saved_stdout = saved
+
+
+class MainThreadOnly:
+    """``sys.stdout`` while ampenv runs: the main thread (the CLI, writing the report) writes
+    to the saved stdout; any other thread (a check, a plugin loading in its own thread) to
+    stderr. ``contextlib.redirect_stdout`` would not do: it swaps a global, and a plugin
+    left spinning in its thread would never swap it back."""
+
+    def __init__(self, report: io.TextIOWrapper) -> None:
+        self._report = report
+
+    def _target(self):
+        if threading.current_thread() is threading.main_thread():
+            return self._report
+        return sys.stderr
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def writelines(self, lines) -> None:
+        self._target().writelines(lines)
+
+    def flush(self) -> None:
+        self._report.flush()
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.flush()
+
+    def __getattr__(self, name: str):
+        return getattr(self._target(), name)
 
 
 def can_encode(text: str, stream=None) -> bool:
