@@ -78,9 +78,7 @@ def test_os_exit_in_a_check_could_not_judge_for_slurm(tmp_path):
 
 def test_os_exit_in_a_check_stops_run_fail_closed(tmp_path):
     marker = tmp_path / "started"
-    ran = run_ampenv(
-        "run", "--", "touch", str(marker), env=_plugins(tmp_path, exits=EXIT_NOW)
-    )
+    ran = run_ampenv("run", "--", "touch", str(marker), env=_plugins(tmp_path, exits=EXIT_NOW))
     assert ran.returncode == 3, ran
     assert not marker.exists()
     assert "could not judge" in ran.stderr
@@ -148,7 +146,8 @@ def test_the_runner_falls_back_when_a_spec_timeout_is_changed_to_nan():
 
 def test_fd1_guard_is_gone_for_the_job(tmp_path):
     """The job's stdout is the real stdout again (not stderr)."""
-    ran = run_ampenv("run", "--", "echo", "from the job", env=clean_env(AMPENV_SYSROOT=str(_root(tmp_path))))
+    env = clean_env(AMPENV_SYSROOT=str(_root(tmp_path)))
+    ran = run_ampenv("run", "--", "echo", "from the job", env=env)
     assert ran.returncode == 0, ran
     assert ran.stdout == "from the job\n"
     assert os.environ.get("AMPENV_TREE") is None
