@@ -183,6 +183,8 @@ def load(explicit: Optional[str], env: dict[str, str], sysroot: str = "") -> Con
         config = parse("", "<defaults>")
         config.path = None
         return config
+    if path == os.devnull:  # `config init`: no config on purpose
+        return parse("", path)
     try:
         text = bounded.read_text(path, MAX_BYTES)
     except bounded.TooLarge:
