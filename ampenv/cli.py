@@ -148,17 +148,18 @@ def doctor(
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
     wants_metrics = fmt == "prometheus" or textfile_dir is not None
-    certified = _certified(session) if wants_metrics else None
+    cert = _certified(session) if wants_metrics else CertificateState()
     text = render(
         report,
         fmt,
         verbose=verbose,
         color=_use_color(output),
-        certified=certified,
+        certified=cert.certified,
+        certificate_expires=cert.expires,
         ascii=_ascii(output),
     )
     emit(text, output)
-    export_textfile(report, textfile_dir, certified, report.exit_code)
+    export_textfile(report, textfile_dir, cert, report.exit_code)
     raise typer.Exit(report.exit_code)
 
 
@@ -271,29 +272,46 @@ def clean(
     raise typer.Exit(result.exit_code)
 
 
-def _certified(session: Session, certificate: Optional[str] = None) -> Optional[bool]:
-    """What `ampenv certificate verify` says of this node, for ampenv_certified (None from a
-    bundle: the certificate lives on the node, not in the bundle)."""
-    if session.probe.offline:
-        return None
-    from ampenv.integrations.certificate import verify_node
+class CertificateState:
+    """What `ampenv certificate verify` says of this node, for the Prometheus metrics: None
+    for both from a bundle (the certificate lives on the node, not in the bundle)."""
 
-    return verify_node(session.config, session.probe, certificate)[1].ok
+    def __init__(self, certified: Optional[bool] = None, expires: Optional[float] = None):
+        self.certified, self.expires = certified, expires
+
+
+def _certified(session: Session, certificate: Optional[str] = None) -> CertificateState:
+    if session.probe.offline:
+        return CertificateState()
+    from ampenv.integrations.certificate import verify_node
+    from ampenv.util.formats import parse_utc
+
+    verdict = verify_node(session.config, session.probe, certificate)[1]
+    expires = None
+    if verdict.certificate is not None:
+        try:
+            expires = parse_utc(str(verdict.certificate["expires_at"])).timestamp()
+        except (KeyError, ValueError):
+            expires = None
+    return CertificateState(verdict.ok, expires)
 
 
 def export_textfile(
-    report: Report, directory: Optional[Path], certified: Optional[bool], exit_code: int
+    report: Report, directory: Optional[Path], cert: CertificateState, exit_code: int
 ) -> None:
-    """``--textfile-dir``: the Prometheus rendering, written atomically for node_exporter.
-    A folder that cannot be written ends the command with the verdict's exit code, or 2 when
-    the verdict was healthy: an unhealthy node must not read as a usage error."""
+    """``--textfile-dir``: the Prometheus files, written atomically for node_exporter
+    (ampenv.prom; a certify run also ampenv_certify.prom). A folder that cannot be written
+    ends the command with the verdict's exit code, or 2 when the verdict was healthy: an
+    unhealthy node must not read as a usage error."""
     if directory is None:
         return
     from ampenv.integrations.textfile import write_textfile
-    from ampenv.report import render
+    from ampenv.report.prometheus import textfiles
 
     try:
-        write_textfile(directory, render(report, "prometheus", certified=certified))
+        files = textfiles(report, certified=cert.certified, certificate_expires=cert.expires)
+        for name, text in files.items():
+            write_textfile(directory, text, name)
     except OSError as exc:
         _die(f"--textfile-dir {directory}: {exc.strerror or exc}", exit_code or EXIT_USAGE)
 

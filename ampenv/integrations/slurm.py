@@ -2,8 +2,9 @@
 
 Runs the quick profile and ``certificate verify`` inside ``[hook] timeout`` seconds, counted
 from the process start. It judges the node: the ``env.*`` checks (the job's variables and the
-``[env]`` contract) are left to ``ampenv run`` and the TaskProlog (see NOT_IN_PROLOG). On failure it prints one line, ``ampenv: <check id>: <summary>``, and
-exits non-zero. With ``[hook] drain = true`` it also drains the node with that line as the
+``[env]`` contract) are left to ``ampenv run`` and the TaskProlog (see NOT_IN_PROLOG). On
+failure it prints one line, ``ampenv: <check id>: <summary>``, and exits non-zero. With
+``[hook] drain = true`` it also drains the node with that line as the
 reason, the NHC way: a reason that does not start with ``ampenv:`` belongs to an admin and is
 never overwritten, and only a node ampenv drained is resumed, once it is healthy again.
 
