@@ -13,7 +13,7 @@ import typer
 from ampenv import __version__
 from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
-from ampenv.core.settings import SECONDS, ConfigError, out_of_range
+from ampenv.core.settings import MAX_SECONDS, SECONDS, ConfigError, Setting, out_of_range
 
 app = typer.Typer(
     add_completion=False,
@@ -30,6 +30,7 @@ hook_app = typer.Typer(
 app.add_typer(hook_app, name="hook")
 
 EXIT_USAGE = 2
+WAIT_SECONDS = Setting(float, None, "seconds", ge=0, le=MAX_SECONDS)
 
 ProfileOpt = typer.Option("full", "--profile", "-p", help="quick, full or certify.")
 OnlyOpt = typer.Option(None, "--only", help="Run only these ids or family prefixes (env.).")
@@ -58,6 +59,14 @@ def _seconds(param: typer.CallbackParam, value: Optional[float]) -> Optional[flo
 DeadlineOpt = typer.Option(None, "--deadline", help="Global limit, seconds.", callback=_seconds)
 
 
+def _wait_seconds(param: typer.CallbackParam, value: float) -> float:
+    """--wait: 0 (do not wait) up to a week; inf or nan would wait forever."""
+    problem = out_of_range(value, WAIT_SECONDS)
+    if problem:
+        _die(f"{param.opts[0]}: {problem}")
+    return value
+
+
 def _die(message: str, code: int = EXIT_USAGE) -> None:
     typer.echo(f"ampenv: {message}", err=True)
     raise typer.Exit(code)
@@ -65,6 +74,14 @@ def _die(message: str, code: int = EXIT_USAGE) -> None:
 
 def _use_color(output: Optional[Path]) -> bool:
     return output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _ascii(output: Optional[Path]) -> bool:
+    """A terminal that cannot print the report's marks (LC_ALL=POSIX, PYTHONIOENCODING=ascii)
+    gets ASCII ones; a file (--output) is UTF-8."""
+    from ampenv.util.stdio import can_encode
+
+    return (output is None or str(output) == "-") and not can_encode("✓✗•→·")
 
 
 def emit(text: str, output: Optional[Path]) -> None:
@@ -133,10 +150,18 @@ def doctor(
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
     wants_metrics = fmt == "prometheus" or textfile_dir is not None
-    certified = _certified(session) if wants_metrics else None
-    text = render(report, fmt, verbose=verbose, color=_use_color(output), certified=certified)
+    cert = _certified(session) if wants_metrics else CertificateState()
+    text = render(
+        report,
+        fmt,
+        verbose=verbose,
+        color=_use_color(output),
+        certified=cert.certified,
+        certificate_expires=cert.expires,
+        ascii=_ascii(output),
+    )
     emit(text, output)
-    export_textfile(report, textfile_dir, certified, report.exit_code)
+    export_textfile(report, textfile_dir, cert, report.exit_code)
     raise typer.Exit(report.exit_code)
 
 
@@ -210,7 +235,9 @@ def clean(
     everything: bool = typer.Option(
         False, "--all", help="Everything below the known places, not only what is stale."
     ),
-    wait: float = typer.Option(10.0, "--wait", help="Seconds to wait for another cleaner."),
+    wait: float = typer.Option(
+        10.0, "--wait", help="Seconds to wait for another cleaner.", callback=_wait_seconds
+    ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
@@ -248,29 +275,46 @@ def clean(
     raise typer.Exit(result.exit_code)
 
 
-def _certified(session: Session, certificate: Optional[str] = None) -> Optional[bool]:
-    """What `ampenv certificate verify` says of this node, for ampenv_certified (None from a
-    bundle: the certificate lives on the node, not in the bundle)."""
-    if session.probe.offline:
-        return None
-    from ampenv.integrations.certificate import verify_node
+class CertificateState:
+    """What `ampenv certificate verify` says of this node, for the Prometheus metrics: None
+    for both from a bundle (the certificate lives on the node, not in the bundle)."""
 
-    return verify_node(session.config, session.probe, certificate)[1].ok
+    def __init__(self, certified: Optional[bool] = None, expires: Optional[float] = None):
+        self.certified, self.expires = certified, expires
+
+
+def _certified(session: Session, certificate: Optional[str] = None) -> CertificateState:
+    if session.probe.offline:
+        return CertificateState()
+    from ampenv.integrations.certificate import verify_node
+    from ampenv.util.formats import parse_utc
+
+    verdict = verify_node(session.config, session.probe, certificate)[1]
+    expires = None
+    if verdict.certificate is not None:
+        try:
+            expires = parse_utc(str(verdict.certificate["expires_at"])).timestamp()
+        except (KeyError, ValueError):
+            expires = None
+    return CertificateState(verdict.ok, expires)
 
 
 def export_textfile(
-    report: Report, directory: Optional[Path], certified: Optional[bool], exit_code: int
+    report: Report, directory: Optional[Path], cert: CertificateState, exit_code: int
 ) -> None:
-    """``--textfile-dir``: the Prometheus rendering, written atomically for node_exporter.
-    A folder that cannot be written ends the command with the verdict's exit code, or 2 when
-    the verdict was healthy: an unhealthy node must not read as a usage error."""
+    """``--textfile-dir``: the Prometheus files, written atomically for node_exporter
+    (ampenv.prom; a certify run also ampenv_certify.prom). A folder that cannot be written
+    ends the command with the verdict's exit code, or 2 when the verdict was healthy: an
+    unhealthy node must not read as a usage error."""
     if directory is None:
         return
     from ampenv.integrations.textfile import write_textfile
-    from ampenv.report import render
+    from ampenv.report.prometheus import textfiles
 
     try:
-        write_textfile(directory, render(report, "prometheus", certified=certified))
+        files = textfiles(report, certified=cert.certified, certificate_expires=cert.expires)
+        for name, text in files.items():
+            write_textfile(directory, text, name)
     except OSError as exc:
         _die(f"--textfile-dir {directory}: {exc.strerror or exc}", exit_code or EXIT_USAGE)
 
@@ -288,40 +332,49 @@ def run(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Container entrypoint: prepare the CANN environment, check the node, then exec CMD."""
-    from ampenv.integrations.entrypoint import exec_job, gate, prepare_and_judge
-    from ampenv.report.brief import render as brief
+    from ampenv.integrations.entrypoint import exec_job, judge_in_child
 
     if not cmd[0]:
         _die('run: the command is empty (an unset variable in `-- "$CMD"`?)')
     opts = Options(config_path=config, sysroot=sysroot)
-    try:
-        prepared, report, policy = prepare_and_judge(opts, policy=policy, profile=profile)
-    except (ConfigError, ValueError) as exc:
-        _die(str(exc))
-    for note in prepared.notes:
+    answer = judge_in_child(opts, policy=policy, profile=profile)
+    if answer.usage:
+        _die(answer.usage)
+    for note in answer.notes:
         typer.echo(f"ampenv: {note}", err=True)
-    typer.echo(brief(report), err=True, nl=False)
-    stop = gate(report, policy)
-    if stop is not None:
-        _die(f"{policy}: not starting {cmd[0]!r}", stop)
-    raise typer.Exit(exec_job(cmd, prepared.env))
+    typer.echo(answer.brief, err=True, nl=False)
+    if answer.stop is not None:
+        _die(f"{answer.policy}: not starting {cmd[0]!r}", answer.stop)
+    raise typer.Exit(exec_job(cmd, answer.env))
 
 
 @hook_app.command("slurm")
 def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = SysrootOpt) -> None:
     """Prolog / HealthCheckProgram: quick profile + certificate verify within [hook] timeout;
     one line `ampenv: <check>: <summary>` and a non-zero exit on failure."""
-    from ampenv.integrations.slurm import run_hook
+    from ampenv.integrations.guard import in_child
+    from ampenv.integrations.slurm import PREFIX, hard_limit, run_hook
 
-    try:
-        verdict = run_hook(Options(config_path=config, sysroot=sysroot), dict(os.environ))
-    except (ConfigError, ValueError) as exc:  # ValueError: an unusable [hook] lock_file
-        _die(str(exc))
-    for note in verdict.notes:
+    opts = Options(config_path=config, sysroot=sysroot)
+
+    def judge() -> dict:
+        try:
+            verdict = run_hook(opts, dict(os.environ))
+        except (ConfigError, ValueError) as exc:  # ValueError: an unusable [hook] lock_file
+            return {"usage": str(exc)}
+        return {"code": verdict.code, "line": verdict.line, "notes": verdict.notes}
+
+    # Judged in a child: a plugin's os._exit(0) must read "could not judge", never healthy.
+    answer, why = in_child(judge, hard_limit(opts, dict(os.environ)))
+    if answer is None:
+        answer = {"code": 3, "line": f"{PREFIX} could not judge: {why}", "notes": []}
+    if answer.get("usage"):
+        _die(answer["usage"])
+    for note in answer["notes"]:
         typer.echo(note, err=True)
-    if verdict.line:
-        typer.echo(verdict.line)
-    raise typer.Exit(verdict.code)
+    if answer["line"]:
+        typer.echo(answer["line"])
+    raise typer.Exit(answer["code"])
 
 
 @hook_app.command("npd")
@@ -333,9 +386,12 @@ def hook_npd(
     ),
 ) -> None:
     """node-problem-detector plugin: exit 0 OK, 1 NonOK, 2 Unknown; <= 80 bytes on stdout."""
-    from ampenv.integrations.npd_plugin import run_plugin
+    from ampenv.integrations.guard import in_child
+    from ampenv.integrations.npd_plugin import UNKNOWN, run_plugin, unknown
 
-    code, message = run_plugin(Options(config_path=config, sysroot=sysroot), timeout)
+    opts = Options(config_path=config, sysroot=sysroot)
+    answer, why = in_child(lambda: run_plugin(opts, timeout), timeout)
+    code, message = answer if answer is not None else (UNKNOWN, unknown(why))
     sys.stdout.write(message + "\n")
     raise typer.Exit(code)
 
@@ -384,7 +440,7 @@ def env_command(
     except ConfigError as exc:
         _die(str(exc))
     if report is not None:
-        emit(render(report, "text", color=_use_color(None)), None)
+        emit(render(report, "text", color=_use_color(None), ascii=_ascii(None)), None)
         raise typer.Exit(report.exit_code)
     script, unmet = export_script(session.config.section("env"), os.environ, session.config.label)
     sys.stdout.write(script)
@@ -441,7 +497,8 @@ def certify(
         report = diagnose(opts, session)
     except (ConfigError, ValueError) as exc:
         _die(str(exc))
-    emit(render(report, fmt, verbose=verbose, color=_use_color(output)), output)
+    shown = render(report, fmt, verbose=verbose, color=_use_color(output), ascii=_ascii(output))
+    emit(shown, output)
     section = session.config.section("certificate")
     path = resolve_path(certificate, session.probe.env, section)
     try:
@@ -504,12 +561,18 @@ def certificate_show(
 
 
 def main() -> None:
+    from ampenv.probe import proc
+    from ampenv.util import stdio
+
+    stdio.guard_stdout()  # checks write to stderr; the report goes to the saved stdout
+    stdio.terminate_on_sigterm()  # SIGTERM unwinds: temporary trees go, children die
     try:
         app(prog_name="ampenv")
     except KeyboardInterrupt:
         sys.stderr.write("ampenv: interrupted\n")
         sys.exit(130)
     finally:
+        proc.kill_leftovers()  # nothing ampenv started outlives it
         # The command is done and the process is about to end. Interpreter shutdown would
         # otherwise run full garbage collections over every object the run created (the
         # checks, the import machinery's): ~30 ms, a sixth of a quick run, to reclaim memory

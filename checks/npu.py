@@ -554,21 +554,23 @@ def npu_device_nodes(ctx: CheckContext) -> Result:
     absent = _no_npu(ctx)
     if absent:
         return absent
-    if ctx.probe.offline:
-        return Result.skip("device nodes can only be inspected on the live node")
+    if ctx.probe.offline and not getattr(ctx.probe, "records_nodes", False):
+        return Result.skip("this bundle recorded no device nodes (an older ampenv collected it)")
     numbers = devnodes.davinci_numbers(ctx.probe)
     container = devnodes.container_hint(ctx.probe)
     info = _smi(ctx)
     chips = info.table.chips if info and info.table else None
     phy = [c.phy_id if c.phy_id is not None else c.npu for c in chips or []]
     ids = sorted({i for i in phy if i is not None}) or numbers or [0]
-    who = devnodes.current_identity()
+    # Live: who runs this; from a bundle: who ran the collector.
+    who = devnodes.current_identity(ctx.probe) if ctx.probe.offline else devnodes.current_identity()
     paths = [f"/dev/davinci{n}" for n in numbers] or ["/dev/davinci0"]
     nodes = [devnodes.inspect(ctx.probe, p, who) for p in (*paths, *devnodes.SHARED_NODES)]
     findings = _node_findings(nodes, container, ids)
     findings += _count_findings(numbers, chips, container, ids)
     findings += _visible_findings(ctx.probe.env, numbers, container)
-    if container and not ctx.probe.path(driver.DRIVER_DIR).is_dir():
+    mount = ctx.probe.stat_node(driver.DRIVER_DIR)
+    if container and (mount is None or mount["type"] != "dir"):
         findings.append(
             Finding(
                 Status.FAIL,

@@ -176,9 +176,9 @@ def test_a_fifo_or_a_device_named_as_a_log_is_refused_not_waited_on(tmp_path: Pa
     fifo = tmp_path / "plog.log"
     os.mkfifo(fifo)
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(fifo), "/dev/zero"])
-    assert scan.unreadable == [
-        (str(fifo), "not a regular file"),
-        ("/dev/zero", "not a regular file"),
+    assert [(path, why) for path, why in scan.unreadable] == [
+        (str(fifo), "a FIFO, not a regular file"),
+        ("/dev/zero", "a character device, not a regular file"),
     ]
 
 

@@ -20,11 +20,13 @@ from ampenv.core.settings import (
     validate_settings,
 )
 from ampenv.knowledge import envcontract
+from ampenv.util import bounded
 
 if TYPE_CHECKING:
     from ampenv.core.plugin import CheckSpec
 
 DEFAULT_PATH = "/etc/ampenv/ampenv.toml"
+MAX_BYTES = 1 << 20  # a site's config is a few KiB
 
 POLICIES = ("fail-closed", "warn-only")  # of `ampenv run`
 
@@ -61,7 +63,7 @@ SECTIONS: dict[str, dict[str, Setting] | SectionValidator] = {
         "lock_file": Setting(str, None, "single-flight lock (default /run/ampenv-hook.lock)"),
     },
     "cache": {
-        "roots": Setting(list, [], "extra cache folders ampenv may clean"),
+        "roots": Setting(list, [], "extra cache folders ampenv may clean", item=str),
         "stale_after_days": Setting(
             float, 30.0, "logs and [cache] roots entries untouched this long are stale", gt=0
         ),
@@ -138,10 +140,19 @@ def _loads(text: str, path: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "", f"not valid TOML: {exc}") from None
+    except RecursionError:  # a config is a few tables deep; thousands is an attack or a bug
+        raise ConfigError(path, "", "not valid TOML: nested too deeply") from None
 
 
 def parse(text: str, path: str) -> Config:
     data = _loads(text, path)
+    try:
+        return _parse(data, path)
+    except RecursionError:  # a value nested too deeply for a validator
+        raise ConfigError(path, "", "nested too deeply") from None
+
+
+def _parse(data: dict[str, Any], path: str) -> Config:
     config = Config(path=path, data=data)
     for name, table in data.items():
         schema = SECTIONS.get(name)
@@ -172,11 +183,16 @@ def load(explicit: Optional[str], env: dict[str, str], sysroot: str = "") -> Con
         config = parse("", "<defaults>")
         config.path = None
         return config
+    if path == os.devnull:  # `config init`: no config on purpose
+        return parse("", path)
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot be read: {exc.strerror}") from None
+        text = bounded.read_text(path, MAX_BYTES)
+    except bounded.TooLarge:
+        raise ConfigError(path, "", f"larger than {MAX_BYTES >> 10} KiB: not a config") from None
+    except OSError as exc:  # NotRegular: a FIFO or /dev/zero must not block or read forever
+        raise ConfigError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "", f"not UTF-8 text (byte {exc.start} is not valid)") from None
     return parse(text, path)
 
 

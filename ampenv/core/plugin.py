@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from ampenv.core.model import Result
-from ampenv.core.settings import Setting
+from ampenv.core.settings import SECONDS, Setting, out_of_range
+from ampenv.util.jsonshape import number
 
 if TYPE_CHECKING:
     from ampenv.core.config import Config
@@ -81,6 +82,9 @@ def check(
         raise ValueError(f"check id {id!r}: must be a family and a name, e.g. site.scratch")
     if profile not in PROFILES:
         raise ValueError(f"check {id}: profile must be one of {', '.join(PROFILES)}")
+    problem = out_of_range(timeout, SECONDS) if number(timeout) else "must be a number"
+    if problem:  # nan would never time out, and would defeat the run's deadline
+        raise ValueError(f"check {id}: timeout {problem}")
 
     def wrap(func: Callable[[CheckContext], Result]) -> CheckSpec:
         return CheckSpec(

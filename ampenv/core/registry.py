@@ -15,17 +15,23 @@ import os
 import re
 import stat
 import sys
+import threading
+import time
 import traceback
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ampenv.core.plugin import CheckSpec
 
 SITE_DIR = "/etc/ampenv/checks.d"
 ENTRY_POINT_GROUP = "ampenv.checks"
+# Imports have no deadline of their own: a plugin that loops at import would hang every
+# command. Each site plugin gets LOAD_TIMEOUT seconds, all of them together LOAD_BUDGET.
+LOAD_TIMEOUT = 5.0
+LOAD_BUDGET = 8.0
 # Display order of the families; unknown families follow, in discovery order.
 FAMILY_ORDER = ("host", "npu", "cann", "python", "amp", "env", "cache", "logs", "smoke", "dist")
 
@@ -99,7 +105,41 @@ def _error_line(exc: BaseException, file: Path) -> str:
     return f"{file}:{frames[-1].lineno}" if frames else str(file)
 
 
-def _load_file(registry: Registry, file: Path, label: str) -> None:
+class LoadTimeout(Exception):
+    """A plugin's import did not finish within its time."""
+
+
+def _within(load: Callable[[], Any], timeout: Optional[float], what: str) -> Any:
+    """``load()`` in a daemon thread, waited for ``timeout`` seconds (None: inline, for the
+    built-ins). A plugin that loops at import is left spinning in its thread and reported;
+    the run goes on without it."""
+    if timeout is None:
+        with contextlib.redirect_stdout(sys.stderr):  # stdout carries the report only
+            return load()
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:  # no redirect_stdout here: it swaps a global this thread may never swap back
+            box["value"] = load()
+        except BaseException as exc:  # SystemExit too: reported by the caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name=f"load {what}", daemon=True)
+    thread.start()
+    thread.join(max(0.0, timeout))
+    if thread.is_alive():
+        raise LoadTimeout(
+            f"did not finish loading within {timeout:.1f} s (it is left unloaded; a plugin "
+            "should import heavy modules inside its check, not at import)"
+        )
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def _load_file(
+    registry: Registry, file: Path, label: str, timeout: Optional[float] = None
+) -> None:
     # Unique per path; crc32 rather than a hashlib digest, which costs ~5 ms to import.
     digest = f"{zlib.crc32(str(file).encode()):08x}"
     name = f"ampenv_plugin_{digest}_{file.stem}"
@@ -108,8 +148,12 @@ def _load_file(registry: Registry, file: Path, label: str) -> None:
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {file}")
         module = importlib.util.module_from_spec(spec)
-        with contextlib.redirect_stdout(sys.stderr):  # stdout carries the report only
-            spec.loader.exec_module(module)
+        _within(lambda: spec.loader.exec_module(module), timeout, str(file))
+    except LoadTimeout as exc:
+        registry.problems.append(
+            LoadProblem(_problem_id(file.stem), label, f"plugin {file} {exc}")
+        )
+        return
     except (Exception, SystemExit) as exc:  # sys.exit() in a plugin must not end ampenv
         where = _error_line(exc, file)
         registry.problems.append(
@@ -148,7 +192,12 @@ def _problem_id(name: str) -> str:
 
 
 def _load_folder(
-    registry: Registry, folder: Path, euid: int, builtin: bool = False, named: bool = False
+    registry: Registry,
+    folder: Path,
+    euid: int,
+    builtin: bool = False,
+    named: bool = False,
+    until: Optional[float] = None,
 ) -> None:
     """``named``: the folder was asked for by name ($AMPENV_CHECKS_PATH), so its absence is a
     problem (a typo would leave the site's checks unrun and call the node healthy)."""
@@ -170,10 +219,17 @@ def _load_folder(
         if guard and _refused(registry, file, euid):
             continue
         label = f"builtin:{file.name}" if builtin else str(file)
-        _load_file(registry, file, label)
+        _load_file(registry, file, label, None if builtin else _left(until))
 
 
-def _load_entry_points(registry: Registry) -> None:
+def _left(until: Optional[float]) -> float:
+    """Seconds a plugin may take to load: LOAD_TIMEOUT, within what is left of the budget."""
+    if until is None:
+        return LOAD_TIMEOUT
+    return max(0.0, min(LOAD_TIMEOUT, until - time.monotonic()))
+
+
+def _load_entry_points(registry: Registry, until: Optional[float] = None) -> None:
     from importlib.metadata import entry_points
 
     try:
@@ -183,8 +239,10 @@ def _load_entry_points(registry: Registry) -> None:
     for ep in eps:
         label = f"entry point {ep.name} ({ep.value})"
         try:
-            with contextlib.redirect_stdout(sys.stderr):
-                loaded = ep.load()
+            loaded = _within(ep.load, _left(until), label)
+        except LoadTimeout as exc:
+            registry.problems.append(LoadProblem(_problem_id(ep.name), label, f"{label} {exc}"))
+            continue
         except (Exception, SystemExit) as exc:
             registry.problems.append(
                 LoadProblem(_problem_id(ep.name), label, f"{label} failed to load: {exc!r}")
@@ -203,8 +261,9 @@ def discover(env: dict[str, str], sysroot: str = "", euid: Optional[int] = None)
     euid = os.geteuid() if euid is None else euid
     registry = Registry()
     _load_folder(registry, builtin_dir(), euid, builtin=True)
-    _load_folder(registry, Path(sysroot + SITE_DIR), euid)
+    until = time.monotonic() + LOAD_BUDGET
+    _load_folder(registry, Path(sysroot + SITE_DIR), euid, until=until)
     for folder in named_folders(env):
-        _load_folder(registry, folder, euid, named=True)
-    _load_entry_points(registry)
+        _load_folder(registry, folder, euid, named=True, until=until)
+    _load_entry_points(registry, until)
     return registry

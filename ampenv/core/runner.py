@@ -9,6 +9,7 @@ Results are reported in registry order, whatever order they finished in.
 from __future__ import annotations
 
 import contextlib
+import math
 import queue
 import sys
 import threading
@@ -58,6 +59,19 @@ def select(
             continue
         chosen.append(spec)
     return chosen
+
+
+def _seconds(value: object, fallback: float) -> float:
+    """A timeout the runner can wait for: a finite number above 0 (a spec changed after it
+    was declared, or a nan, falls back; nan compares false and would never expire)."""
+    for candidate in (value, fallback):
+        try:
+            seconds = float(candidate)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(seconds) and seconds > 0:
+            return seconds
+    return 5.0
 
 
 def _execute(cctx: CheckContext, spec: CheckSpec) -> Result:
@@ -145,7 +159,7 @@ def _run(
                 settle(spec, Result.error("not started: the run's global deadline had passed"))
             else:
                 start = time.monotonic()
-                deadline = min(start + float(settings["timeout"]), ctx.deadline)
+                deadline = min(start + _seconds(settings["timeout"], spec.timeout), ctx.deadline)
                 before = {
                     d: done[d].result for d in (*spec.needs, *spec.after) if d in done
                 }

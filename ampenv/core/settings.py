@@ -27,6 +27,7 @@ class Setting:
     ge: Optional[float] = None
     le: Optional[float] = None
     choices: tuple[str, ...] = ()  # the values a string may take, when they are few
+    item: Optional[type] = None  # the type of every element of a list
 
 
 # The longest time ampenv waits on anything: a week. Much more overflows the waits (a queue or
@@ -83,6 +84,12 @@ def validate_settings(
         if not _type_ok(value, expected):
             raise ConfigError(
                 path, f"{prefix}.{key}", f"must be {expected.__name__}, got {value!r}"
+            )
+        item = schema[key].item
+        if item is not None and not all(_type_ok(v, item) for v in value):
+            bad = next(v for v in value if not _type_ok(v, item))
+            raise ConfigError(
+                path, f"{prefix}.{key}", f"must be a list of {item.__name__}, holds {bad!r}"
             )
         problem = out_of_range(value, schema[key])
         if problem:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ampenv import __version__
 from ampenv.core.model import Status
 from ampenv.probe.fingerprint import changes, fingerprint
+from ampenv.util import bounded
 from ampenv.util.atomic import write_text
 from ampenv.util.formats import parse_utc, utc_iso
 from ampenv.util.jsonshape import described, obj, or_null, text
@@ -171,17 +172,18 @@ MAX_BYTES = 1 << 20  # a certificate is a few KiB
 def load(path: str) -> dict[str, Any]:
     """The certificate at ``path``, checked against its digest and for the type of every field
     used later. Raises CertificateError, whatever the file holds."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)  # a path at /dev/zero must not read forever
+    try:  # a regular file only, read bounded: a FIFO or /dev/zero must not block the prolog
+        raw = bounded.read_bytes(path, MAX_BYTES)
     except FileNotFoundError:
         raise CertificateError(
             f"missing: no certificate at {path} (run `ampenv certify`)"
         ) from None
+    except bounded.TooLarge:
+        raise CertificateError(
+            f"unreadable: {path} is larger than {MAX_BYTES >> 10} KiB"
+        ) from None
     except OSError as exc:
-        raise CertificateError(f"unreadable: {path}: {exc.strerror}") from None
-    if len(raw) > MAX_BYTES:
-        raise CertificateError(f"unreadable: {path} is larger than {MAX_BYTES >> 10} KiB")
+        raise CertificateError(f"unreadable: {path}: {exc.strerror or exc}") from None
     try:
         body = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:

@@ -73,7 +73,9 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
         "env.json": _json(redact_env(probe.env)),
     }
     unreadable = sorted(p for p, text in rec["files"].items() if text is None)
-    facts = {k: rec.get(k) for k in ("globs", "which", "host", "hostname", "disk", "mtimes")}
+    keys = ("globs", "which", "host", "hostname", "disk", "mtimes", "identity")
+    facts = {k: rec.get(k) for k in keys}
+    facts["nodes"] = rec.get("nodes", {})  # present, even empty: this bundle records nodes
     facts["distributions"] = rec.get("distributions", {})
     facts["unreadable_files"] = unreadable
     members["facts.json"] = _json(facts)
@@ -107,6 +109,7 @@ def collect(opts: Options, output: Path, env: Optional[dict[str, str]] = None) -
         probe.read_text(extra)
     probe.host()
     probe.hostname()
+    probe.identity()
     probe.distributions()
     write_bundle(output, bundle_members(probe, report))
     return report

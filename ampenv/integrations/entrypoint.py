@@ -9,6 +9,7 @@ stdout belongs to the job.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Mapping
@@ -18,13 +19,15 @@ from typing import Any, Optional
 from ampenv.core.config import POLICIES
 from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
+from ampenv.core.settings import ConfigError
 from ampenv.knowledge import envcontract
 from ampenv.probe import Probe, cann, proc
+from ampenv.util import stdio
 
 # The script path arrives as $1, never spliced into the command text.
 SOURCE_AND_DUMP = 'source "$1" >/dev/null 2>&1; env -0'
 # bash's own bookkeeping, not something the script exported.
-SHELL_NOISE = frozenset({"_", "SHLVL", "PWD", "OLDPWD"})
+SHELL_NOISE = frozenset({"_", "SHLVL", "PWD", "OLDPWD", proc.TAG})
 SET_ENV_TIMEOUT = 15.0
 
 
@@ -108,11 +111,66 @@ def prepare_and_judge(
     return prepared, report, policy
 
 
+@dataclass
+class Answer:
+    """What the judging child tells ``ampenv run``."""
+
+    env: dict[str, str]
+    notes: list[str]
+    brief: str
+    stop: Optional[int]  # None: start the job; else the exit code
+    policy: str
+    usage: str = ""  # a usage error (exit 2), said instead of everything else
+
+
+def judge_in_child(
+    opts: Options, *, policy: Optional[str] = None, profile: Optional[str] = None
+) -> Answer:
+    """:func:`prepare_and_judge` in a forked child. A run that ends without a verdict (a
+    plugin's os._exit, a crash) could not judge: fail-closed stops with 3; warn-only starts
+    the job in the environment it was given."""
+    from ampenv.integrations.guard import in_child
+    from ampenv.report.brief import render as brief
+
+    def work() -> dict[str, Any]:
+        try:
+            prepared, report, used = prepare_and_judge(opts, policy=policy, profile=profile)
+        except (ConfigError, ValueError) as exc:
+            return {"usage": str(exc)}
+        return {
+            "env": prepared.env,
+            "notes": prepared.notes,
+            "brief": brief(report),
+            "stop": gate(report, used),
+            "policy": used,
+        }
+
+    answer, why = in_child(work)
+    if answer is None:
+        used = policy or "fail-closed"
+        with contextlib.suppress(Exception):  # the config's policy, when it can be read
+            from ampenv.core.config import load
+
+            used = policy or load(opts.config_path, dict(os.environ)).section("run")["policy"]
+        return Answer(
+            dict(os.environ),
+            [f"could not judge: {why}"],
+            "",
+            None if used == "warn-only" else 3,
+            used,
+        )
+    if answer.get("usage"):
+        return Answer({}, [], "", None, "", usage=answer["usage"])
+    return Answer(answer["env"], answer["notes"], answer["brief"], answer["stop"], answer["policy"])
+
+
 def exec_job(cmd: list[str], env: dict[str, str]) -> int:
     """Become the job. Returns only when exec failed: 127 not found, 126 not runnable."""
     proc.kill_children()
-    sys.stdout.flush()
+    proc.stop_being_subreaper()  # survives execve: the job must not adopt orphans
     sys.stderr.flush()
+    stdio.restore_for_exec()  # fd 1 is the job's; SIGPIPE and SIGXFSZ back to default
+    env = {k: v for k, v in env.items() if k != proc.TAG}
     try:
         os.execvpe(cmd[0], cmd, env)
     except FileNotFoundError:

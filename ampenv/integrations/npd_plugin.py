@@ -23,6 +23,11 @@ NPD_CODES = {0: OK, 1: NON_OK}
 DEFAULT_TIMEOUT = 4.0  # under NPD's default plugin timeout of 5 s
 
 
+def unknown(why: str) -> str:
+    """NPD's message for a run that ended without a verdict."""
+    return truncate_utf8(f"ampenv: could not judge: {why}", MAX_BYTES - 1)
+
+
 def run_plugin(opts: Options, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, str]:
     """The exit code and the message (no newline) for NPD."""
     deadline = max(0.2, process_start() + timeout - time.monotonic() - REPORT_GRACE)

@@ -1,8 +1,10 @@
 """``ampenv hook slurm``: a Slurm Prolog or HealthCheckProgram.
 
 Runs the quick profile and ``certificate verify`` inside ``[hook] timeout`` seconds, counted
-from the process start. On failure it prints one line, ``ampenv: <check id>: <summary>``, and
-exits non-zero. With ``[hook] drain = true`` it also drains the node with that line as the
+from the process start. It judges the node: the ``env.*`` checks (the job's variables and the
+``[env]`` contract) are left to ``ampenv run`` and the TaskProlog (see NOT_IN_PROLOG). On
+failure it prints one line, ``ampenv: <check id>: <summary>``, and exits non-zero. With
+``[hook] drain = true`` it also drains the node with that line as the
 reason, the NHC way: a reason that does not start with ``ampenv:`` belongs to an admin and is
 never overwritten, and only a node ampenv drained is resumed, once it is healthy again.
 
@@ -183,10 +185,19 @@ def certificate_problem(session: Session) -> Optional[str]:
     return None if verdict.ok else verdict.reason
 
 
+# A Prolog runs in slurmd's environment, which Slurm builds from scratch (SLURM_* only), not
+# in the job's: judging variables here would judge slurmd's, fail every job over a contract
+# the job itself meets, and drain the node. The job's variables are judged where they exist:
+# `ampenv run` (the entrypoint), the TaskProlog of docker/slurm-taskprolog.sh, or the job.
+NOT_IN_PROLOG = ("env",)
+
+
 def judge(opts: Options, session: Session, end: float) -> Verdict:
-    """The quick profile within the budget, then the certificate."""
+    """The quick profile within the budget (the node, not the job's variables), then the
+    certificate."""
     deadline = max(0.2, end - time.monotonic() - REPORT_GRACE - RESERVE_S)
-    report = diagnose(replace(opts, profile="quick", deadline=deadline), session)
+    skip = [*opts.skip, *NOT_IN_PROLOG]
+    report = diagnose(replace(opts, profile="quick", deadline=deadline, skip=skip), session)
     if report.exit_code != 0 and worst(report) is not None:
         return Verdict(report.exit_code, f"{PREFIX} {headline(report)}")
     if session.config.section("hook")["certificate"]:
@@ -217,6 +228,22 @@ def settle_node(node: str, verdict: Verdict, env: dict[str, str], end: float) ->
     reason = truncate_utf8(verdict.line or PREFIX, REASON_BYTES)
     done = _scontrol(["update", f"NodeName={node}", "State=DRAIN", f"Reason={reason}"], env, end)
     return [f"{PREFIX} drained {node}" if done.ok else f"{PREFIX} {done.describe()}"]
+
+
+HARD_GRACE_S = 5.0  # past [hook] timeout, the judging child is killed: a verdict of its own
+
+
+def hard_limit(opts: Options, env: dict[str, str]) -> float:
+    """Seconds from now the judging child may take: [hook] timeout counted from the process
+    start, plus a grace (the child keeps its own time; this is for one that cannot)."""
+    from ampenv.core import config as config_mod
+
+    sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
+    try:
+        timeout = float(config_mod.load(opts.config_path, env, sysroot).section("hook")["timeout"])
+    except Exception:
+        timeout = 10.0
+    return max(1.0, process_start() + timeout + HARD_GRACE_S - time.monotonic())
 
 
 def run_hook(opts: Options, env: dict[str, str]) -> Verdict:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Optional, TypeVar, Union
 
 from ampenv.probe import proc
 from ampenv.probe.proc import CommandResult
+from ampenv.util import bounded
 
 T = TypeVar("T")
 
@@ -72,9 +73,8 @@ class Probe:
         """The file's text (first ``limit`` bytes), or None when it cannot be read."""
 
         def read() -> Optional[str]:
-            try:
-                with open(self.path(p), "rb") as fh:
-                    return fh.read(limit).decode("utf-8", "replace")
+            try:  # a regular file only: a FIFO or a device must not block or read forever
+                return bounded.read_head(self.path(p), limit).decode("utf-8", "replace")
             except OSError:
                 return None
 
@@ -102,6 +102,30 @@ class Probe:
                 return None
 
         return self.fact(("mtime", p), stat)
+
+    def stat_node(self, p: str) -> Optional[dict[str, Any]]:
+        """What a device node (or any path) is, symlinks followed as open(2) would: type
+        (char, block, dir, file, fifo, socket), mode bits, owner, group and device numbers;
+        None when it does not exist. A bundle records and replays it, so device nodes are
+        judged offline as live."""
+
+        def stat() -> Optional[dict[str, Any]]:
+            try:
+                st = os.stat(self.path(p))
+            except OSError:
+                return None
+            return node_record(st)
+
+        return self.fact(("node", p), stat)
+
+    def identity(self) -> dict[str, Any]:
+        """Who opens the device nodes: effective uid and every group (a bundle: the
+        collector's)."""
+
+        def who() -> dict[str, Any]:
+            return {"uid": os.geteuid(), "groups": sorted({os.getegid(), *os.getgroups()})}
+
+        return self.fact("identity", who)
 
     def glob(self, pattern: str) -> list[str]:
         """System paths (without the sysroot prefix) matching an absolute pattern."""
@@ -238,7 +262,9 @@ class Probe:
                 rec["which"].append({"tool": key[1], "extra_dirs": list(key[2]), "path": value})
             elif kind == "disk":
                 rec["disk"][key[1]] = value
-            elif kind in ("host", "hostname", "distributions"):
+            elif kind == "node":
+                rec.setdefault("nodes", {})[key[1]] = value
+            elif kind in ("host", "hostname", "distributions", "identity"):
                 rec[kind] = value
         for path, text in tails.items():  # a bundle keeps one text a path: the head wins
             rec["files"].setdefault(path, text)
@@ -246,16 +272,39 @@ class Probe:
         return rec
 
 
+def node_record(st: os.stat_result) -> dict[str, Any]:
+    import grp
+    import stat as _stat
+
+    kinds = (
+        (_stat.S_ISCHR, "char"),
+        (_stat.S_ISBLK, "block"),
+        (_stat.S_ISDIR, "dir"),
+        (_stat.S_ISREG, "file"),
+        (_stat.S_ISFIFO, "fifo"),
+        (_stat.S_ISSOCK, "socket"),
+    )
+    kind = next((name for test, name in kinds if test(st.st_mode)), "other")
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        group = str(st.st_gid)
+    record = {
+        "type": kind,
+        "mode": _stat.S_IMODE(st.st_mode),
+        "uid": st.st_uid,
+        "gid": st.st_gid,
+        "group": group,
+    }
+    if kind in ("char", "block"):
+        record["major"], record["minor"] = os.major(st.st_rdev), os.minor(st.st_rdev)
+    return record
+
+
 def tail(path: Union[str, Path], limit: int) -> str:
-    """The last ``limit`` bytes of a file, from the first whole line."""
-    with open(path, "rb") as fh:
-        size = os.fstat(fh.fileno()).st_size
-        start = max(0, size - limit)
-        fh.seek(start)
-        data = fh.read(limit)
-    if start:
-        data = data.split(b"\n", 1)[1] if b"\n" in data else b""
-    return data.decode("utf-8", "replace")
+    """The last ``limit`` bytes of a regular file, from the first whole line (a FIFO or a
+    device raises :class:`ampenv.util.bounded.NotRegular`, an OSError)."""
+    return bounded.read_tail(path, limit).decode("utf-8", "replace")
 
 
 def _linux_host() -> Optional[dict[str, Any]]:

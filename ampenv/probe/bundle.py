@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from ampenv.probe import ASCEND_TOOL_DIRS, Probe
 from ampenv.probe.proc import CommandResult, Outcome
+from ampenv.util import bounded
 from ampenv.util.jsonshape import (
     Shape,
     described,
@@ -25,6 +26,7 @@ from ampenv.util.jsonshape import (
     number,
     object_of,
     or_null,
+    quantity,
     text,
 )
 
@@ -32,6 +34,8 @@ FORMAT = "ampenv.integrations.collect/1"
 MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 64 << 20
 MAX_TOTAL_BYTES = 512 << 20
+MAX_BUNDLE_BYTES = 256 << 20  # compressed; collect writes a few hundred KiB
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class BundleError(ValueError):
@@ -76,15 +80,47 @@ def _unpack(tar: tarfile.TarFile, dest: Path) -> None:
             out.write(data)
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _mode(head: bytes) -> str:
+    """The tarfile mode for a bundle's first bytes: a gzip stream (what collect writes) or a
+    plain tar. Nothing else is tried: ``r:*`` would try xz first, which reads a file of zeros
+    as stream padding for as long as it lasts (2 GB: minutes)."""
+    if head[:2] == GZIP_MAGIC:
+        return "r:gz"
+    if len(head) >= 262 and head[257:262] == b"ustar":
+        return "r:"
+    raise BundleError("cannot be unpacked: neither a gzip stream nor a tar file")
+
+
 def extract(bundle: Path, dest: Path) -> None:
-    """Unpack regular files and folders only, with limits on count and size."""
+    """Unpack regular files and folders only, with limits on count and size. The bundle is
+    opened as a regular file only (a FIFO or /dev/zero is refused, never waited on)."""
     try:
-        with tarfile.open(bundle, "r:*") as tar:
-            _unpack(tar, dest)
+        with bounded.open_regular(bundle) as raw:
+            size = os.fstat(raw.fileno()).st_size
+            if size > MAX_BUNDLE_BYTES:
+                raise BundleError(
+                    f"is {size >> 20} MiB, more than a bundle's {MAX_BUNDLE_BYTES >> 20} MiB; "
+                    "refused"
+                )
+            mode = _mode(raw.read(512))
+            raw.seek(0)
+            with tarfile.open(fileobj=raw, mode=mode) as tar:  # type: ignore[call-overload]
+                _unpack(tar, dest)
     except BundleError as exc:
         raise BundleError(f"{bundle}: {exc}") from None
-    except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
-        raise BundleError(f"{bundle}: cannot be unpacked: {exc}") from None
+    except OSError as exc:
+        raise BundleError(f"{bundle}: cannot be read: {exc.strerror or _one_line(exc)}") from None
+    except (EOFError, zlib.error, tarfile.TarError) as exc:
+        raise BundleError(f"{bundle}: cannot be unpacked: {_one_line(exc)}") from None
+
+
+def _not_json(constant: str) -> Any:
+    """NaN and Infinity are not JSON; Python's parser accepts them, a bundle may not."""
+    raise ValueError(f"{constant} is not a JSON number")
 
 
 def _load_json(root: Path, name: str, default: Any = None) -> Any:
@@ -97,7 +133,7 @@ def _load_json(root: Path, name: str, default: Any = None) -> Any:
     except OSError as exc:
         raise BundleError(f"{name} cannot be read: {exc.strerror or exc}") from None
     try:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"), parse_constant=_not_json)
     except UnicodeDecodeError as exc:
         raise BundleError(f"{name} is not UTF-8 text (byte {exc.start} is not valid)") from None
     except ValueError as exc:
@@ -120,6 +156,30 @@ def _which(v: Any) -> bool:
     )
 
 
+def _host(v: Any) -> bool:
+    return (
+        isinstance(v, dict)
+        and all(map(quantity, v.values()))
+        and (integer(v.get("cpu_count")) if "cpu_count" in v else True)
+    )
+
+
+NODE_TYPES = ("char", "block", "dir", "file", "fifo", "socket", "other")
+
+
+def _node(v: Any) -> bool:
+    return (
+        isinstance(v, dict)
+        and v.get("type") in NODE_TYPES
+        and all(integer(v.get(k)) and v[k] >= 0 for k in ("mode", "uid", "gid"))
+        and text(v.get("group"))
+    )
+
+
+def _identity(v: Any) -> bool:
+    return isinstance(v, dict) and integer(v.get("uid")) and list_of(integer)(v.get("groups"))
+
+
 def _disk(v: Any) -> bool:
     return isinstance(v, dict) and all(integer(v.get(k)) for k in ("total", "free", "dev"))
 
@@ -128,13 +188,16 @@ def _disk(v: Any) -> bool:
 FACTS: Shape = {
     "globs": ("an object of lists of paths", object_of(STRINGS)),
     "which": ("a list of {tool, extra_dirs, path} objects", list_of(_which)),
-    "host": ("an object of numbers, or null", or_null(object_of(number))),
+    "host": ("an object of numbers, or null", or_null(_host)),  # finite, >= 0
     "hostname": ("a string or null", or_null(text)),
     "disk": ("an object of {total, free, dev} objects or nulls", object_of(or_null(_disk))),
-    "mtimes": ("an object of numbers or nulls", object_of(or_null(number))),
+    "mtimes": ("an object of finite numbers or nulls", object_of(or_null(quantity))),
     "distributions": ("an object of strings, or null", or_null(object_of(text))),
     "unreadable_files": ("a list of paths", STRINGS),
-}
+    "nodes": ("an object of {type, mode, uid, gid, group} objects or nulls",
+              object_of(or_null(_node))),
+    "identity": ("a {uid, groups} object, or null", or_null(_identity)),
+}  # fmt: skip
 MANIFEST: Shape = {
     "format": ("a string", text),
     "host": ("a string or null", or_null(text)),
@@ -184,7 +247,7 @@ class BundleProbe(Probe):
                 self._load(root)
             except BundleError as exc:
                 raise BundleError(f"{bundle}: {exc}") from None
-        except BundleError:
+        except BaseException:  # also SystemExit from SIGTERM: leave no temporary tree
             self._tmp.cleanup()
             raise
 
@@ -247,6 +310,17 @@ class BundleProbe(Probe):
 
     def disk_usage(self, p: str) -> Optional[dict[str, int]]:
         return self.facts.get("disk", {}).get(p)
+
+    @property
+    def records_nodes(self) -> bool:
+        """Whether the collector recorded device nodes (older bundles did not)."""
+        return "nodes" in self.facts
+
+    def stat_node(self, p: str) -> Optional[dict[str, Any]]:
+        return self.facts.get("nodes", {}).get(posixpath.normpath(p))
+
+    def identity(self) -> dict[str, Any]:
+        return self.facts.get("identity") or {"uid": 0, "groups": []}
 
     def distributions(self) -> dict[str, str]:
         return dict(self.facts.get("distributions") or {})

@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from ampenv.knowledge.caches import MARKER, PLACES, stale_reason
 from ampenv.probe import Probe, cann
-from ampenv.util import saferm
+from ampenv.util import bounded, saferm
 from ampenv.util.formats import utc_iso_or_none
 
 
@@ -47,9 +47,8 @@ class Marker:
 
 def read_marker(root: Path) -> Optional[Marker]:
     try:
-        fd = os.open(root / MARKER, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, encoding="utf-8", errors="replace") as fh:
-            fields = cann.parse_key_values(fh.read(4096))
+        raw = bounded.read_head(root / MARKER, 4096, follow=False)  # never a FIFO's wait
+        fields = cann.parse_key_values(raw.decode("utf-8", "replace"))
         cleaned = _dt.datetime.fromisoformat(fields["cleaned_at"]).timestamp()
         return Marker(fields["version"], cleaned)
     except (OSError, KeyError, ValueError):

@@ -63,9 +63,13 @@ class Identity:
     groups: frozenset[int]
 
 
-def current_identity() -> Identity:
-    """Who opens the device nodes: the effective uid and every group we are in."""
-    return Identity(os.geteuid(), frozenset({os.getegid(), *os.getgroups()}))
+def current_identity(probe: Optional[Probe] = None) -> Identity:
+    """Who opens the device nodes: the effective uid and every group we are in (from a
+    bundle: the collector's)."""
+    if probe is None:
+        return Identity(os.geteuid(), frozenset({os.getegid(), *os.getgroups()}))
+    who = probe.identity()
+    return Identity(int(who["uid"]), frozenset(int(g) for g in who["groups"]))
 
 
 def permits(mode: int, owner: int, group: int, who: Identity) -> bool:
@@ -113,19 +117,22 @@ def _group_name(gid: int) -> str:
 
 def inspect(probe: Probe, path: str, who: Identity) -> Node:
     """Existence, type and access of one device node below the sysroot (symlinks followed,
-    as the kernel does when a program opens the node)."""
-    try:
-        st = os.stat(probe.path(path))
-    except OSError:
+    as the kernel does when a program opens the node), through the probe: a bundle replays
+    what the live node had."""
+    st = probe.stat_node(path)
+    if st is None:
         return Node(path, exists=False)
+    type_bits = {"char": stat.S_IFCHR, "block": stat.S_IFBLK, "dir": stat.S_IFDIR,
+                 "file": stat.S_IFREG, "fifo": stat.S_IFIFO, "socket": stat.S_IFSOCK}  # fmt: skip
+    mode = type_bits.get(st["type"], 0) | int(st["mode"])
     return Node(
         path,
         exists=True,
-        is_char=stat.S_ISCHR(st.st_mode),
-        usable=permits(st.st_mode, st.st_uid, st.st_gid, who),
-        mode=stat.filemode(st.st_mode),
-        owner=st.st_uid,
-        group=_group_name(st.st_gid),
+        is_char=st["type"] == "char",
+        usable=permits(mode, int(st["uid"]), int(st["gid"]), who),
+        mode=stat.filemode(mode),
+        owner=int(st["uid"]),
+        group=str(st["group"]),
     )
 
 

@@ -17,10 +17,13 @@ import struct
 from dataclasses import dataclass, field
 from typing import BinaryIO, Optional
 
+from ampenv.util import bounded
+
 PT_LOAD, PT_DYNAMIC = 1, 2
 DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_SONAME, DT_RPATH, DT_RUNPATH = 0, 1, 5, 10, 14, 15, 29
 EM_386, EM_X86_64, EM_AARCH64 = 3, 62, 183
 MAX_DYNAMIC_BYTES = 1 << 20  # a real dynamic segment is a few KB; more means a corrupt file
+MAX_STRING_BYTES = 64 << 10  # one DT_NEEDED, DT_SONAME or DT_RUNPATH string (a long RUNPATH)
 
 DEFAULT_DIRS = {
     64: ("/lib64", "/usr/lib64", "/lib", "/usr/lib"),
@@ -57,7 +60,7 @@ def _read(fh: BinaryIO, offset: int, size: int) -> bytes:
 def read_elf(path: str) -> ElfInfo:
     """DT_NEEDED, DT_SONAME, DT_RPATH and DT_RUNPATH of one ELF file. Raises ElfError."""
     try:
-        with open(path, "rb") as fh:
+        with bounded.open_regular(path) as fh:  # a FIFO named like a library never blocks
             return _parse(fh, path)
     except OSError as exc:
         raise ElfError(f"cannot read {path}: {exc.strerror or exc}") from exc
@@ -117,19 +120,28 @@ def _parse(fh: BinaryIO, path: str) -> ElfInfo:
         entries.append((tag, val))
     strtab = next((v for t, v in entries if t == DT_STRTAB), None)
     strsz = next((v for t, v in entries if t == DT_STRSZ), None)
-    if strtab is None or strsz is None or strsz > MAX_DYNAMIC_BYTES:
+    if strtab is None or strsz is None:
         raise ElfError(f"{path}: dynamic segment without a usable string table")
     # DT_STRTAB is a virtual address: map it to a file offset through the PT_LOAD segments.
     seg = next((s for s in loads if s[0] <= strtab < s[0] + s[1]), None)
     if seg is None:
         raise ElfError(f"{path}: string table address {strtab:#x} is outside every segment")
-    strings = _read(fh, strtab - seg[0] + seg[2], min(strsz, seg[0] + seg[1] - strtab))
+    # The table holds every dynamic symbol's name (libtorch_cpu.so: 4.9 MiB), and only a few
+    # strings are wanted: each is read where it lies, at most MAX_STRING_BYTES, never the table.
+    base, size = strtab - seg[0] + seg[2], min(strsz, seg[0] + seg[1] - strtab)
 
     def string(offset: int) -> str:
-        if offset >= len(strings):
+        if offset >= size:
             raise ElfError(f"{path}: string offset {offset} beyond the string table")
-        end = strings.find(b"\0", offset)
-        return strings[offset : end if end >= 0 else len(strings)].decode("utf-8", "replace")
+        try:
+            fh.seek(base + offset)
+        except (ValueError, OverflowError) as exc:
+            raise ElfError(f"{path}: string offset {offset} out of range") from exc
+        raw = fh.read(min(MAX_STRING_BYTES, size - offset))
+        end = raw.find(b"\0")
+        if end < 0 and len(raw) == MAX_STRING_BYTES:
+            raise ElfError(f"{path}: string at offset {offset} longer than {MAX_STRING_BYTES}")
+        return raw[: end if end >= 0 else len(raw)].decode("utf-8", "replace")
 
     for tag, val in entries:
         if tag == DT_NEEDED:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import glob as _glob
 import gzip
 import os
-import stat
 import sys
 import time
 import zlib
@@ -22,6 +21,7 @@ from typing import BinaryIO, Optional
 
 from ampenv.knowledge.failures import Hit, Scanner
 from ampenv.probe import Probe
+from ampenv.util import bounded
 
 MAX_FILES = 32  # newest plogs read per run: a node can hold thousands
 BUDGET_S = 12.0  # reading stops after this long; the files left are counted
@@ -97,11 +97,8 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
     stdin only: a FIFO or a device would block or never end."""
     if path == STDIN:
         return Tail(*_rolling_tail(_chunks(sys.stdin.buffer), limit, deadline), time.time())
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(0, "not a regular file")
+    with bounded.open_regular(path) as fh:
+        st = os.fstat(fh.fileno())
         if fh.read(2) == b"\x1f\x8b":  # gzip: no way to its end but through it
             fh.seek(0)
             with gzip.GzipFile(fileobj=fh) as gz:

@@ -55,6 +55,21 @@ def _finished_at(report: Report) -> float:
     return started.timestamp() + report.duration_s
 
 
+# Base units, as Prometheus names them (and promtool checks): the smoke run's own keys say
+# img_per_s and MiB; the metric names say images_per_second and bytes. A contract: README.
+UNIT_RENAMES = (("_img_per_s", "_images_per_second", 1.0), ("_mb", "_bytes", float(1 << 20)))
+SMOKE_HELP = "the smoke run's {key} (smoke.resnet50 metrics in the README), last certify run"
+
+
+def smoke_metric(key: str) -> tuple[str, float]:
+    """The metric name of a smoke key and the factor to its base unit."""
+    name = metric_name(key)
+    for suffix, base, factor in UNIT_RENAMES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)] + base, factor
+    return name, 1.0
+
+
 def _smoke_families(report: Report) -> list[_Family]:
     families: dict[str, _Family] = {}
     for c in report.checks:
@@ -63,15 +78,23 @@ def _smoke_families(report: Report) -> list[_Family]:
         for key, value in c.metrics.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 continue
-            name = f"{PREFIX}smoke_{metric_name(key)}"
-            fam = families.setdefault(
-                name, _Family(name, f"smoke metric {key} of the last run (see design.md)")
-            )
-            fam.sample(float(value), check=c.id)
-    return list(families.values())
+            base, factor = smoke_metric(key)
+            name = f"{PREFIX}smoke_{base}"
+            fam = families.setdefault(name, _Family(name, SMOKE_HELP.format(key=key)))
+            fam.sample(float(value) * factor, check=c.id)
+    if families:
+        last = _Family(
+            f"{PREFIX}smoke_last_run_timestamp_seconds",
+            "Unix time the last run with a smoke check (certify) finished.",
+        )
+        last.sample(_finished_at(report))
+        return [*families.values(), last]
+    return []
 
 
-def render(report: Report, *, certified: Optional[bool] = None, **_: object) -> str:
+def _node_families(
+    report: Report, certified: Optional[bool], certificate_expires: Optional[float]
+) -> list[_Family]:
     status = _Family(
         f"{PREFIX}check_status",
         "1 for the status each check reported in the last run, 0 for the other statuses.",
@@ -97,5 +120,46 @@ def render(report: Report, *, certified: Optional[bool] = None, **_: object) -> 
         )
         cert.sample(1 if certified else 0)
         families.append(cert)
-    families += _smoke_families(report)
+    if certificate_expires is not None:
+        expiry = _Family(
+            f"{PREFIX}certificate_expiry_timestamp_seconds",
+            "Unix time the node's certificate expires (alert on it minus time()).",
+        )
+        expiry.sample(certificate_expires)
+        families.append(expiry)
+    return families
+
+
+def _text(families: list[_Family]) -> str:
     return "\n".join(line for fam in families for line in fam.lines) + "\n"
+
+
+NODE_FILE = "ampenv.prom"
+SMOKE_FILE = "ampenv_certify.prom"
+
+
+def textfiles(
+    report: Report,
+    *,
+    certified: Optional[bool] = None,
+    certificate_expires: Optional[float] = None,
+) -> dict[str, str]:
+    """The textfile collector's files: ``ampenv.prom`` (the last run, any profile) and, from a
+    run with smoke metrics, ``ampenv_certify.prom``: a later quick run replaces the first and
+    leaves the certify metrics be. No family is in both (node_exporter refuses duplicates)."""
+    files = {NODE_FILE: _text(_node_families(report, certified, certificate_expires))}
+    smoke = _smoke_families(report)
+    if smoke:
+        files[SMOKE_FILE] = _text(smoke)
+    return files
+
+
+def render(
+    report: Report,
+    *,
+    certified: Optional[bool] = None,
+    certificate_expires: Optional[float] = None,
+    **_: object,
+) -> str:
+    families = _node_families(report, certified, certificate_expires)
+    return _text(families + _smoke_families(report))

@@ -27,7 +27,13 @@ def _paint(text: str, status: Status, color: bool) -> str:
     return f"\033[{COLOURS[status]}m{text}\033[0m" if color else text
 
 
-def render(report: Report, *, verbose: bool = False, color: bool = False, **_: Any) -> str:
+# For a terminal that cannot print UTF-8 (LC_ALL=POSIX, PYTHONIOENCODING=ascii).
+ASCII = str.maketrans({"✓": "+", "✗": "x", "•": "*", "→": "->", "·": "|"})
+
+
+def render(
+    report: Report, *, verbose: bool = False, color: bool = False, ascii: bool = False, **_: Any
+) -> str:
     lines = [f"ampenv doctor · profile {report.profile} · backend {report.backend} · {report.host}"]
     for c in report.checks:
         timing = f"  ({c.duration_s:.2f} s)" if verbose else ""
@@ -50,4 +56,5 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, **_: A
         f"{_paint(verdict.upper(), report.status, color)}: {', '.join(parts)} "
         f"in {report.duration_s:.2f} s (exit {report.exit_code})"
     )
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    return text.translate(ASCII) if ascii else text

@@ -3,6 +3,7 @@ predicates, and a value described in a few words for the one-line error that nam
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 Check = Callable[[Any], bool]
@@ -33,6 +34,12 @@ def integer(v: Any) -> bool:
 
 def number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def quantity(v: Any) -> bool:
+    """A finite number that is not negative: a count, a size, a time (NaN compares false
+    with everything, so a NaN CPU count would pass every minimum)."""
+    return number(v) and math.isfinite(v) and v >= 0
 
 
 def obj(v: Any) -> bool:

@@ -44,8 +44,23 @@ def export_line(name: str, value: Optional[str]) -> str:
     return f"unset {name}" if value is None else f"export {name}={shlex.quote(value)}"
 
 
+_PLACEHOLDER = re.compile(r"\{(name|value|qvalue|default|chip)\}")
+
+
+def fill(template: str, **values: object) -> str:
+    """``{name}``, ``{value}``, ``{qvalue}`` (shell-quoted value), ``{default}`` and ``{chip}``
+    replaced in one pass. Not str.format: a value holding braces (``rel{x}``) would raise
+    KeyError, and one holding ``{name}`` would be expanded again."""
+    if "value" in values and "qvalue" not in values:
+        values["qvalue"] = shlex.quote(str(values["value"]))
+    return _PLACEHOLDER.sub(
+        lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template
+    )
+
+
 def _format(template: str, rule: Rule, value: str, node: Node) -> str:
-    return template.format(
+    return fill(
+        template,
         name=rule.name,
         value=redact(rule.name, value),
         default=rule.default if rule.default is not None else "",
@@ -55,10 +70,10 @@ def _format(template: str, rule: Rule, value: str, node: Node) -> str:
 
 def _remedy(rule: Rule, value: str, problem: Problem) -> str:
     if problem.remedy:
-        return problem.remedy.format(name=rule.name, value=value)
+        return fill(problem.remedy, name=rule.name, value=value)
     fix = problem.fix if problem.fix is not None else rule.default
     if rule.read_by == READ_BY_SET_OPTION and fix is not None:
-        return SET_OPTION_FIX.format(name=rule.name, value=fix)
+        return fill(SET_OPTION_FIX, name=rule.name, value=fix)
     return export_line(rule.name, fix)
 
 
@@ -75,7 +90,7 @@ def _forbidden(rule: Rule, value: str, what: str, forbid: Sequence[str]) -> Opti
     gone = {b.lower() for b in bad}
     fix = ",".join(t for t in value.split(",") if t.strip().lower() not in gone) or None
     line = (
-        SET_OPTION_FIX.format(name=rule.name, value=fix)
+        fill(SET_OPTION_FIX, name=rule.name, value=fix)
         if rule.read_by == READ_BY_SET_OPTION and fix
         else export_line(rule.name, fix)
     )
@@ -116,7 +131,7 @@ def judge(
         if forbidden:
             line = forbidden.remedy or ""
         elif valid:
-            line = SET_OPTION_FIX.format(name=rule.name, value=value)
+            line = fill(SET_OPTION_FIX, name=rule.name, value=value)
         else:
             line = f"unset {rule.name}"
         findings.append(

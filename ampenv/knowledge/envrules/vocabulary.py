@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Protocol, Union
@@ -311,7 +310,7 @@ class Path:
                     Status.WARN,
                     "is a relative path: each process resolves it against its own working "
                     "directory",
-                    remedy=f'export {{name}}="$(realpath {shlex.quote(value)})"',
+                    remedy='export {name}="$(realpath {qvalue})"',  # filled in one pass
                 )
             ]
         if self.must_exist and node.path_exists is not None and not node.path_exists(value):
@@ -397,7 +396,7 @@ READ_BY_NOBODY = "nobody"  # no component reads it: only the cluster's contract 
 
 SET_OPTION_FIX = (
     "unset {name}; in the training script call "
-    'torch.npu.set_option({{"{name}": "{value}"}}) after import torch_npu'
+    'torch.npu.set_option({"{name}": "{value}"}) after import torch_npu'
 )
 
 
