@@ -31,6 +31,7 @@ LOGS = Path(__file__).parent / "fixtures" / "logs"
 INDEX = tomllib.loads((LOGS / "INDEX.toml").read_text(encoding="utf-8"))
 POSITIVE = INDEX["positive"]
 NEGATIVE = INDEX["negative"]
+UNANSWERED = INDEX.get("unanswered", [])
 IDS = {f.id for f in CATALOGUE}
 
 
@@ -50,6 +51,13 @@ def test_corpus_size_and_index_fields() -> None:
         assert set(entry["expect"]) <= IDS, entry["expect"]
 
 
+def test_unanswered_files_exist() -> None:
+    # Real texts ampenv does not (or cannot honestly) answer right: kept, with the reason.
+    for entry in UNANSWERED:
+        assert (LOGS / entry["file"]).is_file(), entry["file"]
+        assert entry["source"] and entry["why"]
+
+
 def test_catalogue_is_well_formed() -> None:
     assert len(IDS) == len(CATALOGUE)
     for failure in CATALOGUE:
@@ -63,7 +71,10 @@ def test_catalogue_is_well_formed() -> None:
 
 def test_hint_vocabulary_stays_small() -> None:
     # The scanner searches the whole text once per distinct hint: this bounds its speed.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 24
+    # 24 -> 26: "mismatch", "not installed", "program arguments" and "port is down" carry lines
+    # (CANN version mismatch, opp_kernels not installed, a ccec crash dump, EJ0002) that hold
+    # no other hint.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 26
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

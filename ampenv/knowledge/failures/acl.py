@@ -17,6 +17,17 @@ PLOG = (
     "read the plog lines after it (~/ascend/log/debug/plog); collect them: "
     "ampenv collect -o node.tar.gz"
 )
+# When every kernel fails, not one operator: the stack (torch / torch_npu / CANN / kernels /
+# driver) is at fault, and the operator's inputs are not.
+STACK = (
+    "; if a trivial op fails the same way "
+    "(python -c \"import torch, torch_npu; print(torch.ones(4).npu() + 1)\"), the stack is at "
+    "fault, not the operator: `ampenv doctor --only python.stack,cann.toolkit,npu.driver`"
+)
+ACLNN_CODES = (
+    "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/"
+    "atlasascendc_api_07_1205.html (aclnn return codes)"
+)
 
 
 def _inner(prefix: str, rank_meaning: str) -> Failure:
@@ -64,7 +75,7 @@ FAILURES = (
         component="aicore",
         patterns=(
             code("5070(?:15|42|43)"),
-            r"\[aicore exception\]",
+            r"\baicore exception\b",
             r"aicore execution is abnormal",
             r"The (?:DDR|write|read) address of the MTE instruction is out of range",
         ),
@@ -75,13 +86,20 @@ FAILURES = (
             "an operator given inputs it does not support (shape, dtype, layout)",
             "a custom kernel bug",
             "a kernel built for another chip",
+            "the stack, when every kernel fails (even torch.ones(4).npu() + 1): torch_npu not "
+            "paired with torch, or CANN / kernels / driver not matching each other or the chip",
         ),
-        fix=BLOCKING,
+        fix=BLOCKING + STACK,
         confirm=None,
         sources=(
             Source(CODES_H + " (507015, 507042, 507043)", "official"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/1019", "report"),
             Source("https://github.com/tile-ai/tilelang-ascend/issues/82", "report"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/13647 (every TBE kernel, "
+                "even ones(4)+1, fails with 507015 on one 310P host)",
+                "report",
+            ),
         ),
         hints=("exception", "abnormal", "error", "fail", "out of range"),
     ),
@@ -91,20 +109,28 @@ FAILURES = (
         component="aivector",
         patterns=(
             code("5070(?:34|35|36|44|45)"),
-            r"\[vector core (?:timeout|exception)\]",
+            r"\bvector core (?:timeout|exception)\b",
             r"vector core execution is abnormal",
             r"ub address out of bounds",
         ),
         codes=("507034", "507035", "507036", "507044", "507045", "0x30", "0x31"),
         meaning="vector core timeout (507034, retCode=0x30) or exception (507035, retCode=0x31): "
         "a vector kernel hung or accessed memory out of bounds",
-        causes=("an operator given inputs it does not support", "a custom kernel bug"),
-        fix=BLOCKING,
+        causes=(
+            "an operator given inputs it does not support",
+            "a custom kernel bug",
+            "a collective run as a vector kernel: HCCL in AIV mode (HCCL_OP_EXPANSION_MODE=AIV) "
+            "(in vllm-ascend#9873 its AllGather read out of range with DP=2, TP=8)",
+        ),
+        fix=BLOCKING + "; if the operator is a collective (HCCL in AIV mode), retry with "
+        "HCCL_OP_EXPANSION_MODE unset" + STACK,
         confirm=None,
         sources=(
             Source(CODES_H + " (507034-507036, 507044, 507045)", "official"),
             Source("https://github.com/Ascend/pytorch/issues/66", "report"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/372", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/9873", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/15903", "report"),
         ),
         hints=("exception", "abnormal", "error", "fail", "timeout"),
     ),
@@ -170,12 +196,17 @@ FAILURES = (
         id="acl-internal-error",
         mode="core-exception",
         component="acl",
-        patterns=(code("50000[0-5]"),),
-        codes=("500000", "500001", "500002", "500003", "500004", "500005"),
-        meaning="an internal error of ACL, GE, the runtime or the driver (5000xx); no source pins "
-        "one cause",
-        causes=("see the E-codes and plog lines next to it",),
-        fix=PLOG,
+        patterns=(code("50000[0-5]"), code("507000")),
+        codes=("500000", "500001", "500002", "500003", "500004", "500005", "507000"),
+        meaning="an internal error of ACL, GE, the runtime or the driver (5000xx; 507000: of the "
+        "host runtime); no source pins one cause",
+        causes=(
+            "see the E-codes and plog lines next to it",
+            "a regression of the installed CANN release, when it began with a CANN upgrade "
+            "(vllm-ascend#1653: 507000 and OOMs with CANN 8.2.RC1.alpha003)",
+        ),
+        fix=PLOG + "; if it began with a CANN upgrade (an alpha or RC above all), go back to the "
+        "CANN release that worked",
         confirm=None,
         sources=(
             Source(CODES_H + " (500000-500005)", "official"),
@@ -184,24 +215,68 @@ FAILURES = (
                 "initialization_error.md@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
                 "official",
             ),
+            Source(CODES_H + " (507000)", "official"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/pull/1653 (do not upgrade to "
+                "CANN 8.2.RC1.alpha003)",
+                "maintainer",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "fail"),
         rank=GENERIC,
     ),
     Failure(
         id="acl-param-invalid",
         mode="core-exception",
         component="acl",
-        patterns=(code("107000"), r"Kernel binary register failure! ret 107000"),
+        patterns=(
+            code("10[07]000"),
+            r"Kernel binary register failure! ret 107000",
+            r"\bacl\w{2,60}\b[^\n]{0,60}\bcode:? ?100000(?!\d)",
+        ),
         codes=("107000", "100000"),
-        meaning="a runtime call was given an invalid parameter; in the report it followed a "
-        "kernel binary that failed to register; no source pins one cause",
-        causes=("a kernel built for another chip or CANN (unconfirmed)",),
+        meaning="an ACL or runtime call was given an invalid parameter (100000: ACL parameter "
+        "check failed; 107000: runtime); no source pins one cause",
+        causes=(
+            "a kernel built for another chip or CANN (unconfirmed; tilelang-ascend#587: after a "
+            "kernel binary failed to register)",
+            "an extension built against another CANN, or calling an API this CANN or driver does "
+            "not take those arguments for (vllm-ascend#2171: a self-built camem_allocator's "
+            "aclrtMemGetAllocationGranularity)",
+        ),
         fix=PLOG,
         confirm=None,
         sources=(
             Source(CODES_H + " (107000, 100000)", "official"),
             Source("https://github.com/tile-ai/tilelang-ascend/issues/587", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/2171", "report"),
+        ),
+        hints=("error", "fail"),
+        rank=CLASS,
+    ),
+    Failure(
+        id="aclnn-inner-error",
+        mode="cann-pairing",
+        component="aclnn",
+        patterns=(code(r"561\d{3}"),),
+        codes=(
+            "561000", "561001", "561002", "561003", "561101", "561102", "561103", "561107",
+        ),
+        meaning="an aclnn operator API failed inside CANN (561xxx: ACLNN_ERR_INNER_*; 561003: no "
+        "kernel found, 561103: a null pointer inside the API, 561107: ASCEND_OPP_PATH unset)",
+        causes=(
+            "the kernels (ops) package missing, or CANN, kernels and driver from releases that "
+            "do not go together (vllm-ascend#4859: 561103, advice: match CANN to the driver)",
+            "CANN environment not sourced (561107)",
+            "an operator bug in this CANN release",
+        ),
+        fix="check CANN, its kernels package and the driver against each other: "
+        "`ampenv doctor --only cann.toolkit,npu.driver`; install the kernels of the same CANN "
+        "release for this chip; then read the plog lines after it",
+        confirm="cann.toolkit",
+        sources=(
+            Source(ACLNN_CODES, "official"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/4859", "report"),
         ),
         hints=("error", "fail"),
         rank=CLASS,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, Failure, Source
+from ampenv.knowledge.failures.model import CLASS, SPECIFIC, Failure, Source
 
 CLEAR_CACHES = "clear the stale caches: `ampenv clean --yes` (`ampenv doctor --fix` does the same)"
 FACTS = "shared/reference/ascend-facts.md"
@@ -37,6 +37,7 @@ FAILURES = (
         patterns=(
             r"\bE90003\b[^\n]{0,80}Compile operator failed",
             r"Failed to compile Op \[",
+            r"\bCompile op\[[^\]\n]{1,200}\] failed",
         ),
         codes=("E90003",),
         meaning="an operator failed to compile; after a CANN upgrade a compile cache built by "
@@ -54,6 +55,26 @@ FAILURES = (
         hints=("fail",),
         rank=CLASS,
         clears_cache=True,
+    ),
+    Failure(
+        id="op-compiler-crash",
+        mode="compile-cache",
+        component="ccec",
+        patterns=(r"Program arguments: \S{0,200}\b(?:ccec|bisheng)\b",),
+        codes=(),
+        meaning="CANN's kernel compiler (ccec / bisheng, built on LLVM) crashed while compiling "
+        "an operator: a compiler bug, not an error in the model or the environment",
+        causes=(
+            "a compiler bug in this CANN release for that operator, shape or dtype (vllm-omni#890: "
+            "stack spill while compiling a Cast, then build op model failed 500002)",
+        ),
+        fix="try the operator on another CANN release (or the kernels package of the installed "
+        "one, so the op is not compiled online); report the crash to Ascend with the ccec "
+        "command line and the .cce file the stack dump names",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/vllm-project/vllm-omni/issues/890", "report"),),
+        hints=("program arguments",),
+        rank=SPECIFIC,
     ),
     Failure(
         id="op-compile-python-call",

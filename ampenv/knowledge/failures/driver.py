@@ -60,6 +60,8 @@ FAILURES = (
             r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
             r"\blib(?:ascend_hal|c_sec|drvdsmi_host|dcmi|mmpa)\.so[\w.]{0,20}: cannot open "
             r"shared object",
+            # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
+            r"\bDCMI_?Error_?Library_?Not_?Found\b",
         ),
         codes=(),
         meaning="a driver library cannot be loaded: the driver is not installed, or its lib64 is "
@@ -73,12 +75,75 @@ FAILURES = (
         confirm="npu.driver",
         sources=(
             Source("https://github.com/Project-HAMi/HAMi/issues/615", "report"),
+            Source("https://github.com/gpustack/gpustack/issues/3284 (pydcmi)", "report"),
             Source(
                 "shared/reference/ascend-facts.md §1.2 (npu-smi without the driver's lib64)",
                 "report",
             ),
         ),
         hints=("error", "cannot"),
+    ),
+    Failure(
+        id="ascend-docker-hook-mount",
+        mode="container-devices",
+        component="ascend-docker-runtime",
+        patterns=(
+            r"failed to mount src: /\S{1,300}",
+            r"failed to do file mounting for",
+            r"error running prestart hook #\d{1,3}[^\n]{0,200}runc start prestart-hook",
+        ),
+        codes=(),
+        meaning="the Ascend Docker Runtime's prestart hook refused to bind-mount a host file "
+        "into the container (a driver file, npu-smi, a device), so the container did not start",
+        causes=(
+            "the host file or a directory above it is writable by others, or reached through a "
+            "symlink: the hook checks both before it mounts (the write permission check failed "
+            "in alphafold#1073)",
+            "a path in /etc/ascend-docker-runtime.d/*.list that is not a plain file or directory",
+        ),
+        fix="on the host, for the file the error names and each directory above it: "
+        "`ls -ld <path>`, `chmod o-w` on each, and replace symlinks with the real path; then "
+        "start the container again (the mount list is /etc/ascend-docker-runtime.d/base.list)",
+        confirm="npu.device_nodes",
+        sources=(
+            Source(
+                "Ascend/ascend-docker-runtime cli/src/u_mount.c@325ad71ea77c8e66fd9821f9c81053f030"
+                "ef123c (checkSrcFile: failed to mount src) and cli/src/utils.c "
+                "(CheckExternalFile)",
+                "official",
+            ),
+            Source("https://github.com/google-deepmind/alphafold/issues/1073", "report"),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="no-device",
+        mode="container-devices",
+        component="runtime",
+        patterns=(code("207004"),),
+        codes=("207004",),
+        meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "
+        "this process, or the one asked for is unavailable",
+        causes=(
+            "ASCEND_RT_VISIBLE_DEVICES rejected (an EE1001 line next to it says why) or listing "
+            "devices that are not there",
+            "a container started without /dev/davinciN and the control devices",
+            "the driver not loaded, or the device faulty",
+        ),
+        fix="read the EE1001 line next to it; `npu-smi info`; check ASCEND_RT_VISIBLE_DEVICES "
+        "against the devices present; in a container pass /dev/davinciN, /dev/davinci_manager, "
+        "/dev/devmm_svm, /dev/hisi_hdc",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (207004)",
+                "official",
+            ),
+            Source("https://github.com/gpustack/gpustack/issues/2527", "report"),
+        ),
+        hints=("error", "fail"),
+        rank=CLASS,
     ),
     Failure(
         id="device-setup-failed",
@@ -178,5 +243,33 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/pull/10227", "report"),
         ),
         hints=("error", "fail"),
+    ),
+    Failure(
+        id="visible-devices-invalid",
+        mode="visible-devices",
+        component="runtime",
+        patterns=(
+            r"ASCEND_RT_VISIBLE_DEVICES\b[^\n]{0,200}must be configured in ascending order",
+            r"Error setting ASCEND_RT_VISIBLE_DEVICES\b",
+        ),
+        codes=("EE1001",),
+        meaning="ASCEND_RT_VISIBLE_DEVICES was refused: CANN wants its ids in ascending order, "
+        "and a launcher (vLLM) found its ranks' device range beyond the ids it lists",
+        causes=(
+            "ids not ascending (e.g. 0,2,4,6,1,3,5,7): the order must come from the launcher's "
+            "rank-to-device mapping, not from the variable",
+            "more local ranks than visible devices on this node (data parallel size per node "
+            "times tensor parallel size above the devices listed)",
+        ),
+        fix="list the node's devices in ascending order in ASCEND_RT_VISIBLE_DEVICES, and start "
+        "no more ranks per node than it lists (check the data-parallel size per node and the "
+        "tensor-parallel size against it)",
+        confirm="env.npu",
+        sources=(
+            Source("https://github.com/gpustack/gpustack/issues/2527 (EE1001 text)", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/2879", "report"),
+            Source(FACTS + " §4 (envref_07_0028)", "official"),
+        ),
+        hints=("error",),
     ),
 )

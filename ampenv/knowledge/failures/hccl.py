@@ -115,6 +115,31 @@ FAILURES = (
         hints=("fail", "error"),
     ),
     Failure(
+        id="hccl-port-down",
+        mode="hccl",
+        component="hccp",
+        patterns=(r"\bEJ0002\b", r"The network port is down"),
+        codes=("EJ0002",),
+        meaning="HCCL found this NPU's network port (its RoCE NIC) down when it set up RDMA, so "
+        "the communicator could not start",
+        causes=(
+            "the port's link is down: cable, optical module or switch port",
+            "the NPU's NIC has no IP configured (hccn_tool)",
+        ),
+        fix="check every NPU's port: `for i in {0..7}; do hccn_tool -i $i -link -g; done` "
+        "(link UP), then `-optical -g`, `-ip -g`, `-lldp -g`; `ampenv doctor --only env.hccl`",
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1815", "report"),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/"
+                "troubleshooting/atlaserrorcode_15_0381.html (EI0009: hccn_tool port checks)",
+                "official",
+            ),
+        ),
+        hints=("error", "port is down"),
+    ),
+    Failure(
         id="hccl-device-id-error",
         mode="hccl",
         component="hccl",
@@ -135,22 +160,37 @@ FAILURES = (
         id="hccl-root-info-init",
         mode="hccl",
         component="hccl",
-        patterns=(r"HCCL function error: hcclCommInitRootInfo",),
+        patterns=(
+            # hcclCommInitRootInfo, hcclCommInitRootInfoConfig (and the same retyped in titles)
+            r"HCCL function error ?: ?hcclCommIni\w{0,12}Root\w{0,12}",
+            r"HcclCommInitRootInfo(?:Config)? fail",
+        ),
         codes=(),
         meaning="creating the HCCL communicator from the root info failed; the E-code lines next "
-        "to it say why",
+        "to it and HCCL's return code say why (1 parameter, 2 null pointer, 4 internal, "
+        "7 unavailable, 9 timeout, 11/12 TCP/RoCE connect, 19 network)",
         causes=(
             "a rank unreachable or dead at init (HCCL_IF_IP, ports)",
+            "the launch configuration: world size, ranks per node, master address or device ids "
+            "not agreeing between nodes (return code 1; vllm-ascend#11542 maintainer asked for "
+            "the launch script)",
+            "HCCL itself not working on this node or chip (gpustack#2021 maintainer on 310P: run "
+            "CANN's HCCL test)",
             "device id mapping errors",
         ),
-        fix="read the E-code after it; check HCCL_IF_IP / HCCL_SOCKET_IFNAME and "
-        "`ampenv doctor --only env.hccl`",
+        fix="read the E-code after it and HCCL's return code; check the launch script (world "
+        "size, ranks per node, master address) and HCCL_IF_IP / HCCL_SOCKET_IFNAME, "
+        "`ampenv doctor --only env.hccl`; then test HCCL alone with CANN's hccl_test "
+        "(all_reduce_test) on the same devices",
         confirm="env.hccl",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/397", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2712", "report"),
+            Source("https://github.com/gpustack/gpustack/issues/2021", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/11542", "maintainer"),
+            Source("https://github.com/hicann/hccl docs/api/context/HcclResult.md", "official"),
         ),
-        hints=("error",),
+        hints=("error", "fail"),
         rank=CLASS,
     ),
     Failure(

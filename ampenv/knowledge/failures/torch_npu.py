@@ -152,6 +152,7 @@ FAILURES = (
             r"Cannot find bin(?:ary)? (?:of|for) op",
             r"binary_info_config\.json failed",
             r"check if the opp_kernel package is instal",
+            r"\bopp[_ ]kernels?\b[^\n]{0,30}\bnot installed",
         ),
         codes=(),
         meaning="no precompiled kernel for the operator: the kernels (ops) package is missing, "
@@ -171,8 +172,27 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/237", "report"),
+            Source("https://github.com/Ascend/MindSpeed-LLM/issues/2", "report"),
         ),
-        hints=("cannot", "fail"),
+        hints=("cannot", "fail", "not installed"),
+    ),
+    Failure(
+        id="cann-version-mismatch",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(r"\bCANN\b[^\n]{0,40}\bversion mismatch\b",),
+        codes=(),
+        meaning="a framework or library was built against another CANN release than the one "
+        "installed (it says so at start-up, before anything fails)",
+        causes=(
+            "the framework's build made for another CANN (Paddle-Lite built with 5.1.0 on 5.1.2)",
+            "CANN upgraded or downgraded after the framework was installed",
+        ),
+        fix="install the framework build made for the installed CANN, or install the CANN "
+        "release it was built against; `ampenv doctor --only cann.toolkit` shows the installed one",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/10514", "report"),),
+        hints=("mismatch",),
     ),
     Failure(
         id="opp-verify-failed",
