@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.knowledge import failures
+from ampenv.knowledge import failures, npu
 from ampenv.probe import devnodes, driver, npusmi
 from ampenv.probe.npusmi import Chip, Holder, SmiInfo
 from ampenv.probe.pids import Liveness, PidState, pid_state
@@ -13,20 +13,6 @@ from ampenv.probe.proc import Outcome
 
 NPU_SMI_TIMEOUT = 10.0
 NO_NPU = "no Ascend NPU on this node"
-DRIVER_MOUNT = f"-v {driver.DRIVER_DIR}:{driver.DRIVER_DIR}:ro"
-DRIVER_PACKAGE = "Ascend-hdk-<chip>-npu-driver_<version>_linux-<arch>.run --full"
-HUNG_REMEDY = (
-    "look for driver errors: `dmesg -T | grep -i -E 'davinci|drv|hdc' | tail -20`; drain the "
-    "node from the scheduler, stop its jobs and reboot it (a hung driver rarely recovers); "
-    'raise [checks."npu.devices"] timeout only if npu-smi is merely slow here'
-)
-HEALTH_STATUS = {
-    "ok": Status.PASS,
-    "warning": Status.WARN,
-    "alarm": Status.FAIL,
-    "critical": Status.FAIL,
-    "unknown": Status.FAIL,
-}
 
 
 def _no_npu(ctx: CheckContext) -> Optional[Result]:
@@ -58,7 +44,7 @@ def _unreadable(info: SmiInfo) -> Result:
     if result.outcome is Outcome.TIMEOUT:
         return Result.fail(
             f"npu-smi did not answer in {_seconds(result.timeout_s)} s: the driver may be hung",
-            remedy=HUNG_REMEDY,
+            remedy=npu.HUNG_REMEDY,
             details=[f"{result.describe()}, with its process group"],
         )
     what = "npu-smi printed a table ampenv cannot read" if result.ok else result.describe()
@@ -89,107 +75,14 @@ def _health_findings(ctx: CheckContext, tool: str, chips: list[Chip]) -> list[Fi
     findings = []
     for chip in chips:
         word = chip.health or "(none)"
-        status = HEALTH_STATUS.get(word.lower(), Status.WARN)
+        status = npu.HEALTH_STATUS.get(word.lower(), Status.WARN)
         if status is Status.PASS:
             continue
-        query = f"npu-smi info -t health -i {chip.npu} -c {chip.chip}"
-        if status is Status.WARN:
-            remedy = f"watch it with `{query}`; drain the node if the alarm stays or grows"
-        else:
-            remedy = (
-                f"see `{query}` and `dmesg -T | grep -i davinci`; drain the node, then reset the "
-                f"chip as root with no job on it (`npu-smi set -t reset -i {chip.npu} "
-                f"-c {chip.chip}`) or reboot"
-            )
-        known = "" if word.lower() in HEALTH_STATUS else ", a state ampenv does not know"
+        remedy = npu.health_remedy(chip.npu, chip.chip, status)
+        known = "" if word.lower() in npu.HEALTH_STATUS else ", a state ampenv does not know"
         message = f"{chip.label} ({chip.name}) health {word}{known}"
         findings.append(Finding(status, message + _health_detail(ctx, tool, chip), remedy))
     return findings
-
-
-def _same_program(listed: Optional[str], running: Optional[str]) -> bool:
-    """npu-smi may shorten names (``python`` for ``python3.10``): a prefix is the same."""
-    if not listed or not running:
-        return True
-    a, b = listed.lower(), running.lower()
-    return a.startswith(b) or b.startswith(a)
-
-
-def _holder_kind(holder: Holder, state: PidState, container: Optional[str]) -> str:
-    if state.liveness is Liveness.UNCHECKED:
-        return "unchecked"
-    if state.liveness is Liveness.ZOMBIE:
-        return "zombie"
-    if state.liveness is Liveness.GONE:
-        return "elsewhere" if container else "stale"
-    if not _same_program(holder.name, state.name):
-        return "stale"  # the pid was reused: the holder itself is gone
-    return "elsewhere" if state.foreign else "running"
-
-
-def _pids(holders: list[tuple[Holder, PidState]]) -> str:
-    return " ".join(str(h.pid) for h, _ in holders)
-
-
-def _resets(holders: list[tuple[Holder, PidState]]) -> str:
-    chips = sorted({(h.npu, h.chip) for h, _ in holders}, key=str)
-    return "; ".join(f"`npu-smi set -t reset -i {n} -c {c}`" for n, c in chips)
-
-
-# kind -> (message for one holder, for several, remedy built from the holders of that kind)
-HOLDER_KINDS: dict[str, tuple[str, str, Callable[[list[tuple[Holder, PidState]]], str]]] = {
-    "running": (
-        "process holds NPU memory",
-        "processes hold NPU memory",
-        lambda hs: (
-            f"stop them before training (`kill {_pids(hs)}`), or choose free NPUs "
-            "with ASCEND_RT_VISIBLE_DEVICES"
-        ),
-    ),
-    "elsewhere": (
-        "process in another container (or on the host) holds NPU memory",
-        "processes in other containers (or on the host) hold NPU memory",
-        lambda hs: (
-            f"on the host, find and stop that job (`ps -o pid,stat,cmd -p {_pids(hs)}`, "
-            "`docker ps`), or give this container other NPUs"
-        ),
-    ),
-    "zombie": (
-        "stale NPU context: its process is a zombie that its parent has not reaped",
-        "stale NPU contexts: their processes are zombies that their parents have not reaped",
-        lambda hs: (
-            "make the parents reap them (`kill "
-            + " ".join(str(s.ppid) for _, s in hs)
-            + f"`); if the NPU memory stays held, reset the chips as root: {_resets(hs)}, or reboot"
-        ),
-    ),
-    "stale": (
-        "stale NPU context: its process no longer exists",
-        "stale NPU contexts: their processes no longer exist",
-        lambda hs: f"reset the chips as root with no job on them: {_resets(hs)}, or reboot",
-    ),
-    "unchecked": (
-        "process holds NPU memory; whether it still runs cannot be checked offline",
-        "processes hold NPU memory; whether they still run cannot be checked offline",
-        lambda hs: (
-            f"on the node: `ps -o pid,stat,cmd -p {_pids(hs)}`; stop them before "
-            "training, or choose free NPUs with ASCEND_RT_VISIBLE_DEVICES"
-        ),
-    ),
-}
-
-
-def _describe_holder(holder: Holder, state: PidState) -> str:
-    text = f"pid {holder.pid} ({holder.name}) on NPU {holder.npu} chip {holder.chip}"
-    if holder.memory_mb is not None:
-        text += f", {holder.memory_mb} MB"
-    if holder.container_pid not in (None, holder.pid):
-        text += f", pid {holder.container_pid} in its container"
-    if state.liveness is Liveness.ZOMBIE:
-        text += f", parent {state.ppid}"
-    elif state.name and not _same_program(holder.name, state.name):
-        text += f", pid now belongs to {state.name!r}"
-    return text
 
 
 def _holder_findings(ctx: CheckContext, holders: list[Holder]) -> list[Finding]:
@@ -201,12 +94,12 @@ def _holder_findings(ctx: CheckContext, holders: list[Holder]) -> list[Finding]:
             if holder.pid is not None
             else PidState(Liveness.UNCHECKED)
         )
-        grouped.setdefault(_holder_kind(holder, state, container), []).append((holder, state))
+        grouped.setdefault(npu.holder_kind(holder, state, container), []).append((holder, state))
     findings = []
-    for kind, (one, several, remedy) in HOLDER_KINDS.items():
+    for kind, (one, several, remedy) in npu.HOLDER_KINDS.items():
         group = grouped.get(kind)
         if group:
-            listed = "; ".join(_describe_holder(h, s) for h, s in group)
+            listed = "; ".join(npu.describe_holder(h, s) for h, s in group)
             message = f"{len(group)} {one if len(group) == 1 else several}: {listed}"
             findings.append(Finding(Status.WARN, message, remedy(group)))
     return findings
@@ -313,11 +206,12 @@ def _missing_driver(ctx: CheckContext) -> Result:
         return Result.fail(
             f"{driver.DRIVER_INFO} is missing in this container ({container}): "
             "the host driver is not mounted",
-            remedy=f"start the container with the host driver mounted: docker run {DRIVER_MOUNT}",
+            remedy="start the container with the host driver mounted: docker run "
+            + npu.DRIVER_MOUNT,
         )
     return Result.fail(
         f"{driver.DRIVER_INFO} is missing: no Ascend driver is installed here",
-        remedy=f"install the Ascend driver ({DRIVER_PACKAGE}), then reboot",
+        remedy=f"install the Ascend driver ({npu.DRIVER_PACKAGE}), then reboot",
     )
 
 
@@ -391,7 +285,7 @@ def _minimum_findings(drv: str, minimum: Optional[str]) -> list[Finding]:
                 Status.FAIL,
                 f"driver {drv} is older than the minimum {minimum}",
                 f"upgrade the driver to {minimum} or later "
-                f"({DRIVER_PACKAGE.replace('--full', '--upgrade')}), then reboot",
+                f"({npu.DRIVER_PACKAGE.replace('--full', '--upgrade')}), then reboot",
             )
         ]
     return [Finding(Status.PASS, f"driver {drv} is at least {minimum}")]
@@ -409,7 +303,7 @@ def _loaded_findings(ctx: CheckContext, drv: str) -> list[Finding]:
             f"npu-smi reports driver {loaded} but {driver.DRIVER_INFO} says {drv}: the driver "
             "was upgraded without a reboot, or this container mounts another driver",
             f"reboot the node to load the installed driver; in a container, mount the host's "
-            f"driver: {DRIVER_MOUNT}",
+            f"driver: {npu.DRIVER_MOUNT}",
         )
     ]
 
@@ -459,16 +353,6 @@ def npu_driver(ctx: CheckContext) -> Result:
 
 
 # -- npu.device_nodes ----------------------------------------------------------------------------
-def _node_remedy(container: Optional[str], ids: list[int]) -> str:
-    if container:
-        return "start the container with: docker run " + " ".join(devnodes.docker_run_flags(ids))
-    return (
-        "the driver did not create the device nodes: check "
-        f"`dmesg -T | grep -i -E 'davinci|drv'`, reinstall the driver ({DRIVER_PACKAGE}) "
-        "and reboot"
-    )
-
-
 def _node_findings(
     nodes: list[devnodes.Node], container: Optional[str], ids: list[int]
 ) -> list[Finding]:
@@ -483,7 +367,7 @@ def _node_findings(
                 "log in again), or run the job as a member of that group"
             )
         else:
-            remedy = _node_remedy(container, ids)
+            remedy = npu.node_remedy(container, ids)
         findings.append(Finding(Status.FAIL, problem, remedy))
     return findings
 
@@ -498,8 +382,8 @@ def _count_findings(
     message = f"npu-smi lists {len(chips)} chips but /dev has {len(numbers)} davinciN nodes"
     if container and len(numbers) < len(chips):
         message += f": this container was given {len(numbers)} of them"
-        return [Finding(Status.WARN, message, _node_remedy(container, ids))]
-    return [Finding(Status.FAIL, message, _node_remedy(None, ids))]
+        return [Finding(Status.WARN, message, npu.node_remedy(container, ids))]
+    return [Finding(Status.FAIL, message, npu.node_remedy(None, ids))]
 
 
 def _visible_findings(
@@ -516,7 +400,7 @@ def _visible_findings(
                     Status.FAIL,
                     f"ASCEND_VISIBLE_DEVICES={physical} names NPU "
                     f"{', '.join(map(str, missing))}, but no /dev/davinci node for it is here",
-                    _node_remedy(container, wanted)
+                    npu.node_remedy(container, wanted)
                     + " (or use the Ascend Docker Runtime: --runtime=ascend "
                     f"-e ASCEND_VISIBLE_DEVICES={physical})",
                 )
@@ -575,7 +459,7 @@ def npu_device_nodes(ctx: CheckContext) -> Result:
             Finding(
                 Status.FAIL,
                 f"this container ({container}) has no driver mount at {driver.DRIVER_DIR}",
-                _node_remedy(container, ids),
+                npu.node_remedy(container, ids),
             )
         )
     facts = {

@@ -31,6 +31,7 @@ from fakebin import Reply, calls, fake_tool, path_with
 from ampenv.checks import CheckContext, Context, Result, Status
 from ampenv.core import config as config_mod
 from ampenv.core.registry import builtin_dir
+from ampenv.knowledge import npu as npu_knowledge
 from ampenv.probe import Probe, devnodes, driver
 from ampenv.probe.npusmi import Holder
 from ampenv.probe.pids import Liveness, PidState
@@ -280,7 +281,7 @@ def test_offline_bundle_says_liveness_was_not_checked(node: Node, tmp_path: Path
     ],
 )
 def test_holder_kind(state, kind):
-    assert NPU._holder_kind(Holder(pid=5, name="python"), state, None) == kind
+    assert npu_knowledge.holder_kind(Holder(pid=5, name="python"), state, None) == kind
 
 
 def test_garbage_output_is_an_error_with_the_raw_lines(node: Node):
