@@ -318,6 +318,29 @@ def config_init(
     emit(baseline(report, session.registry.ordered()), output)
 
 
+@config_app.command("show")
+def config_show(
+    fmt: Plain = typer.Option(Plain.text, "--format", "-f", help="Output format."),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Print the configuration in effect: every setting, its value, and where it came from
+    (the file, $AMPENV_CERTIFICATE, or a default)."""
+    from ampenv.core.config import effective, found_by
+    from ampenv.integrations.certificate import path_source
+    from ampenv.report.config_view import render
+
+    try:
+        session = open_session(Options(config_path=config, sysroot=sysroot))
+    except ConfigError as exc:
+        _die(str(exc))
+    cfg, env = session.config, session.probe.env
+    entries = effective(cfg, session.registry.ordered())
+    where = path_source(env, cfg.section("certificate"), cfg.label)  # as certify and verify
+    entries = [where if e.key == where.key else e for e in entries]
+    emit(render(cfg.label, found_by(config, env, cfg.path), entries, fmt.value), None)
+
+
 @app.command()
 def clean(
     yes: bool = typer.Option(False, "--yes", "-y", help="Remove; without it nothing is removed."),
