@@ -140,9 +140,12 @@ def _observer(fmt: str, output: Optional[Path], color: str, verbose: bool):
     """What watches the run: the text report itself, live on stdout (each check's lines as soon
     as every check above is judged; animated on a terminal, plain lines on a pipe), or for
     other formats and files a transient status line on a terminal's stderr; else nothing."""
+    text_out = fmt == "text" and _to_stdout(output)
+    if not text_out and not sys.stderr.isatty():
+        return None  # a script's run (json to a pipe) imports nothing for this
     from ampenv.report.live import Live, terminal
 
-    if fmt == "text" and _to_stdout(output):
+    if text_out:
         return Live(sys.stdout, terminal(sys.stdout, color), verbose=verbose)
     term = terminal(sys.stderr, color)
     return Live(sys.stderr, term, lines=False) if term.animate else None
