@@ -525,7 +525,7 @@ def env_command(
     except ConfigError as exc:
         _die(str(exc))
     if report is not None:
-        emit(render(report, "text", color=_use_color(None)), None)
+        emit(render(report, "text", color=_use_color(None), width=_stdout_width()), None)
         raise typer.Exit(report.exit_code)
     script, unmet = export_script(session.config.section("env"), os.environ, session.config.label)
     sys.stdout.write(script)
