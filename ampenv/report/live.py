@@ -199,7 +199,7 @@ class Live:
         return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def _bar(done: float, total: float, size: int = 16) -> str:
+def _bar(done: float, total: float, size: int = 12) -> str:
     full, edge, todo = text.MARKS["bar"]
     filled = max(0, min(size, round(size * done / total)))
     return full * filled + (edge if filled < size else "") + todo * (size - filled - 1)

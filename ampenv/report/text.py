@@ -28,7 +28,7 @@ MARKS: dict[Any, str] = {
     "remedy": "→",
     "sep": "·",
     "spinner": "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏",  # the live printer's frames, one character each
-    "bar": "━╺ ",  # done, edge, to do: the live printer's progress bar
+    "bar": "━╺─",  # done, edge, to do: the live printer's progress bar
 }
 COLOURS = {
     Status.PASS: "32",
