@@ -143,7 +143,7 @@ def test_the_status_line_names_the_awaited_check_with_time_and_progress():
     now[0] = 112.34
     printer("progress", "smoke.resnet50", text="amp step 2/3 · 1.4 img/s", done=2, total=3)
     line = printer.status_line()
-    assert line.startswith("⠋ ResNet50 AMP smoke training (smoke.resnet50) · 12.3 s · ━━━━━━━━╺───")
+    assert line.startswith("⠋ ResNet50 AMP smoke training · 12.3 s · ━━━━━━━━╺─── · amp step 2/3")
     assert len(line) <= 79 and line.endswith("…")  # cut to the width, never wrapped
     printer.term = live.Terminal(True, True, 200)
     assert printer.status_line().endswith(" · amp step 2/3 · 1.4 img/s · +1 running")

@@ -185,8 +185,7 @@ class Live:
                 return ""
             waiting, r = next(iter(self.running.items()))
         frames = text.MARKS["spinner"]
-        parts = [f"{frames[self.frame % len(frames)]} {r.title} ({waiting})"]
-        parts.append(f"{self.clock() - r.started:.1f} s")
+        parts = [f"{self.clock() - r.started:.1f} s"]
         if r.total and r.done is not None:
             parts.append(_bar(r.done, r.total))
         if r.text:
@@ -194,8 +193,12 @@ class Live:
         others = len(self.running) - 1
         if others > 0:
             parts.append(f"+{others} running")
-        line = f" {text.MARKS['sep']} ".join(parts)
         width = (self.term.width or 80) - 1  # never the last column: that would wrap the line
+        sep = f" {text.MARKS['sep']} "
+        spin = frames[self.frame % len(frames)]
+        line = sep.join([f"{spin} {r.title} ({waiting})", *parts])
+        if len(line) > width:  # the progress matters more than the id
+            line = sep.join([f"{spin} {r.title}", *parts])
         return line if len(line) <= width else line[: width - 1] + "…"
 
 
