@@ -129,10 +129,12 @@ def _to_stdout(output: Optional[Path]) -> bool:
 
 def _use_color(output: Optional[Path], color: str = "auto") -> bool:
     """Colour on stdout by the usual conventions (live.terminal); in a file only if asked."""
-    from ampenv.report.live import terminal
-
     if not _to_stdout(output):
         return color == "always"
+    if color == "auto" and not os.environ.get("FORCE_COLOR") and not sys.stdout.isatty():
+        return False  # the common case of scripts, without importing the terminal policy
+    from ampenv.report.live import terminal
+
     return terminal(sys.stdout, color).color
 
 
@@ -254,6 +256,8 @@ def _emit_report(
 
 
 def _stdout_width() -> Optional[int]:
+    if not sys.stdout.isatty():
+        return None
     from ampenv.report.live import terminal
 
     return terminal(sys.stdout).width
