@@ -2,11 +2,14 @@
 
 # No `from __future__ import annotations` here: typer reads the annotations of every command on
 # each run, and a string annotation costs it an eval() (~4 ms in all, on every invocation).
+import enum
 import gc
 import os
+import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -15,35 +18,92 @@ from ampenv.core.model import Report
 from ampenv.core.session import Options, Session, diagnose, open_session
 from ampenv.core.settings import MAX_SECONDS, SECONDS, ConfigError, Setting, out_of_range
 
+HELP = {"help_option_names": ["-h", "--help"]}  # every command's context inherits it
+
 app = typer.Typer(
-    add_completion=False,
+    context_settings=HELP,
     no_args_is_help=True,
     rich_markup_mode=None,  # help texts name config keys such as [hook] timeout, literally
     help="Validate, set up and certify a node for mixed-precision training (Ascend, CUDA, CPU).",
 )
-config_app = typer.Typer(help="Write and inspect ampenv.toml.", no_args_is_help=True)
+config_app = typer.Typer(
+    help="Write and inspect ampenv.toml.", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(config_app, name="config")
 hook_app = typer.Typer(
     help="Cluster hooks: Slurm Prolog/HealthCheckProgram, node-problem-detector plugin.",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(hook_app, name="hook")
 
 EXIT_USAGE = 2
 WAIT_SECONDS = Setting(float, None, "seconds", ge=0, le=MAX_SECONDS)
 
-ProfileOpt = typer.Option("full", "--profile", "-p", help="quick, full or certify.")
-OnlyOpt = typer.Option(None, "--only", help="Run only these ids or family prefixes (env.).")
-SkipOpt = typer.Option(None, "--skip", help="Skip these ids or family prefixes.")
-FormatOpt = typer.Option("text", "--format", "-f", help="text, json, junit, prometheus, npd.")
+
+# Enumerated options are enums: --help lists their names, and a wrong one is a usage error
+# (exit 2) before anything runs. Commands pass on `.value`.
+class Profile(str, enum.Enum):
+    quick = "quick"
+    full = "full"
+    certify = "certify"
+
+
+class Device(str, enum.Enum):
+    npu = "npu"
+    cuda = "cuda"
+    cpu = "cpu"
+
+
+class Color(str, enum.Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+class Policy(str, enum.Enum):
+    fail_closed = "fail-closed"
+    warn_only = "warn-only"
+
+
+class Plain(str, enum.Enum):  # the formats of clean and certificate show
+    text = "text"
+    json = "json"
+
+
+def _value(choice: Optional[enum.Enum]) -> Optional[str]:
+    return None if choice is None else choice.value
+
+
+# The built-in formats; a package may add more (entry point group ampenv.formats), so the
+# choice is checked when the report is rendered, and the help names the built-in ones.
+FORMATS_HELP = "text|json|junit|prometheus|npd"
+
+ProfileOpt = typer.Option(Profile.full, "--profile", "-p", help="How much to run.")
+OnlyOpt = typer.Option(
+    None, "--only", metavar="<id>", help="Run only these ids or family prefixes (env.)."
+)
+SkipOpt = typer.Option(None, "--skip", metavar="<id>", help="Skip these ids or family prefixes.")
+FormatOpt = typer.Option(
+    "text", "--format", "-f", metavar=f"<{FORMATS_HELP}|…>", help="Report format (or a plugin's)."
+)
+ColorOpt = typer.Option(
+    Color.auto,
+    "--color",
+    help="auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR: also on a pipe).",
+)
 TextfileOpt = typer.Option(
     None, "--textfile-dir", help="Also write ampenv.prom here (node_exporter textfile)."
 )
 OutputOpt = typer.Option(None, "--output", "-o", help="Write the report to FILE.")
-ConfigOpt = typer.Option(None, "--config", "-c", help="ampenv.toml to use.")
-SysrootOpt = typer.Option(None, "--sysroot", help="Prefix for every system path read.")
-DeviceOpt = typer.Option(None, "--device", help="Force the backend: npu, cuda or cpu.")
-BundleOpt = typer.Option(None, "--bundle", help="Diagnose offline from a support bundle.")
+ConfigOpt = typer.Option(None, "--config", "-c", metavar="<file>", help="ampenv.toml to use.")
+SysrootOpt = typer.Option(
+    None, "--sysroot", metavar="<dir>", help="Prefix for every system path read."
+)
+DeviceOpt = typer.Option(None, "--device", help="Force the backend (default: detected).")
+BundleOpt = typer.Option(
+    None, "--bundle", metavar="<file>", help="Diagnose offline from a support bundle."
+)
 VerboseOpt = typer.Option(False, "--verbose", "-v", help="Show facts and timings.")
 StrictOpt = typer.Option(False, "--strict", help="Warnings make the exit code 1.")
 
@@ -72,8 +132,37 @@ def _die(message: str, code: int = EXIT_USAGE) -> None:
     raise typer.Exit(code)
 
 
-def _use_color(output: Optional[Path]) -> bool:
-    return output is None and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+def _to_stdout(output: Optional[Path]) -> bool:
+    return output is None or str(output) == "-"
+
+
+def _use_color(output: Optional[Path], color: str = "auto") -> bool:
+    """Colour on stdout by the usual conventions (live.terminal); in a file only if asked."""
+    if not _to_stdout(output):
+        return color == "always"
+    if color == "auto" and not os.environ.get("FORCE_COLOR") and not sys.stdout.isatty():
+        return False  # the common case of scripts, without importing the terminal policy
+    from ampenv.report.live import terminal
+
+    return terminal(sys.stdout, color).color
+
+
+def _observer(fmt: str, output: Optional[Path], color: str, verbose: bool):
+    """What watches the run: the text report itself, live on stdout (each check's lines as soon
+    as every check above is judged; animated on a terminal, plain lines on a pipe), or for
+    other formats and files a transient status line on a terminal's stderr; else nothing."""
+    text_out = fmt == "text" and _to_stdout(output)
+    if not text_out and not sys.stderr.isatty():
+        return None  # a script's run (json to a pipe) imports nothing for this
+    from ampenv.report.live import Live, terminal
+
+    if text_out:
+        from ampenv.util.stdio import report_stream
+
+        out = report_stream()
+        return Live(out, terminal(out, color), verbose=verbose)
+    term = terminal(sys.stderr, color)
+    return Live(sys.stderr, term, lines=False) if term.animate else None
 
 
 def _ascii(output: Optional[Path]) -> bool:
@@ -86,7 +175,7 @@ def _ascii(output: Optional[Path]) -> bool:
 
 def emit(text: str, output: Optional[Path]) -> None:
     """Data goes to stdout, or to --output (replaced atomically); nothing else goes to stdout."""
-    if output is None or str(output) == "-":
+    if _to_stdout(output):
         sys.stdout.write(text)
         sys.stdout.flush()
         return
@@ -100,14 +189,14 @@ def emit(text: str, output: Optional[Path]) -> None:
 
 @app.command()
 def doctor(
-    profile: str = ProfileOpt,
+    profile: Profile = ProfileOpt,
     only: Optional[list[str]] = OnlyOpt,
     skip: Optional[list[str]] = SkipOpt,
     fmt: str = FormatOpt,
     output: Optional[Path] = OutputOpt,
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
-    device: Optional[str] = DeviceOpt,
+    device: Optional[Device] = DeviceOpt,
     bundle: Optional[str] = BundleOpt,
     verbose: bool = VerboseOpt,
     strict: bool = StrictOpt,
@@ -117,52 +206,95 @@ def doctor(
         None, "--log", help="Also scan this log for known failures (- for stdin; .gz too)."
     ),
     textfile_dir: Optional[Path] = TextfileOpt,
+    color: Color = ColorOpt,
 ) -> None:
     """Judge this node and print what to fix."""
-    from ampenv.report import render, renderer
+    from ampenv.report import renderer
 
     try:
         renderer(fmt)
     except ValueError as exc:
         _die(str(exc))
-    if device not in (None, "npu", "cuda", "cpu"):
-        _die(f"unknown device {device!r}: use npu, cuda or cpu")
     for path in log or []:  # a typo must not scan nothing and call the logs clean
         if str(path) != "-" and not path.is_file():
             _die(f"--log {path}: not a file")
     opts = Options(
-        profile=profile,
+        profile=profile.value,
         only=only or [],
         skip=skip or [],
         config_path=config,
         sysroot=sysroot,
-        device=device,
+        device=_value(device),
         bundle=bundle,
         deadline=deadline,
         strict=strict,
         fix=fix,
         logs=tuple(str(p) for p in log or []),
-        progress=sys.stderr.isatty(),
     )
-    try:
-        session = open_session(opts)
-        report = diagnose(opts, session)
-    except (ConfigError, ValueError) as exc:
-        _die(str(exc))
+    session, report, observer = _judge(opts, fmt, output, color.value, verbose)
     wants_metrics = fmt == "prometheus" or textfile_dir is not None
     cert = _certified(session) if wants_metrics else CertificateState()
-    text = render(
+    _emit_report(
         report,
         fmt,
-        verbose=verbose,
-        color=_use_color(output),
+        output,
+        color.value,
+        verbose,
+        observer,
         certified=cert.certified,
         certificate_expires=cert.expires,
-        ascii=_ascii(output),
     )
-    emit(text, output)
     export_textfile(report, textfile_dir, cert, report.exit_code)
     raise typer.Exit(report.exit_code)
+
+
+def _judge(
+    opts: Options, fmt: str, output: Optional[Path], color: str, verbose: bool
+) -> tuple[Session, Report, Any]:
+    """Open the session and run the checks, watched live (see _observer)."""
+    observer = _observer(fmt, output, color, verbose)
+    opts = replace(opts, observer=observer)
+    try:
+        session = open_session(opts)
+        return session, diagnose(opts, session), observer
+    except (ConfigError, ValueError) as exc:
+        if observer is not None:
+            observer.close()
+        _die(str(exc))
+        raise  # unreachable: _die raises
+
+
+def _emit_report(
+    report: Report,
+    fmt: str,
+    output: Optional[Path],
+    color: str,
+    verbose: bool,
+    observer: Any,
+    **options: Any,
+) -> None:
+    """The report: its live printer ends it (the verdict after the lines already out), or it
+    is rendered whole, to stdout or --output."""
+    from ampenv.report import render
+
+    if observer is not None:
+        observer.close(report)
+        if observer.lines:
+            return
+    width = None if not _to_stdout(output) else _stdout_width()
+    painted = _use_color(output, color)
+    shown = render(
+        report, fmt, verbose=verbose, color=painted, width=width, ascii=_ascii(output), **options
+    )
+    emit(shown, output)
+
+
+def _stdout_width() -> Optional[int]:
+    if not sys.stdout.isatty():
+        return None
+    from ampenv.report.live import terminal
+
+    return terminal(sys.stdout).width
 
 
 @app.command("checks")
@@ -228,6 +360,29 @@ def config_init(
     emit(baseline(report, session.registry.ordered()), output)
 
 
+@config_app.command("show")
+def config_show(
+    fmt: Plain = typer.Option(Plain.text, "--format", "-f", help="Output format."),
+    config: Optional[str] = ConfigOpt,
+    sysroot: Optional[str] = SysrootOpt,
+) -> None:
+    """Print the configuration in effect: every setting, its value, and where it came from
+    (the file, $AMPENV_CERTIFICATE, or a default)."""
+    from ampenv.core.config import effective, found_by
+    from ampenv.integrations.certificate import path_source
+    from ampenv.report.config_view import render
+
+    try:
+        session = open_session(Options(config_path=config, sysroot=sysroot))
+    except ConfigError as exc:
+        _die(str(exc))
+    cfg, env = session.config, session.probe.env
+    entries = effective(cfg, session.registry.ordered())
+    where = path_source(env, cfg.section("certificate"), cfg.label)  # as certify and verify
+    entries = [where if e.key == where.key else e for e in entries]
+    emit(render(cfg.label, found_by(config, env, cfg.path), entries, fmt.value), None)
+
+
 @app.command()
 def clean(
     yes: bool = typer.Option(False, "--yes", "-y", help="Remove; without it nothing is removed."),
@@ -238,18 +393,16 @@ def clean(
     wait: float = typer.Option(
         10.0, "--wait", help="Seconds to wait for another cleaner.", callback=_wait_seconds
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    fmt: Plain = typer.Option(Plain.text, "--format", "-f", help="Output format."),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Remove stale caches and old logs, safely: a dry run unless --yes."""
     from ampenv.repair import clean as cache
-    from ampenv.report.clean import FORMATS, render
+    from ampenv.report.clean import render
 
     if yes and dry_run:
         _die("--yes and --dry-run contradict each other")
-    if fmt not in FORMATS:
-        _die(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")
     try:
         session = open_session(Options(config_path=config, sysroot=sysroot))
         result = cache.clean(
@@ -271,7 +424,7 @@ def clean(
         note = "dry run (the default): nothing was removed"
     else:
         note = "dry run (no TTY and no --yes): nothing was removed"
-    emit(render(result, fmt, note), None)
+    emit(render(result, fmt.value, note), None)
     raise typer.Exit(result.exit_code)
 
 
@@ -322,11 +475,11 @@ def export_textfile(
 @app.command(context_settings={"allow_interspersed_args": False})
 def run(
     cmd: list[str] = typer.Argument(..., help="The job and its arguments, after --."),
-    profile: Optional[str] = typer.Option(
+    profile: Optional[Profile] = typer.Option(
         None, "--profile", "-p", help="Default: run.profile of the config, else quick."
     ),
-    policy: Optional[str] = typer.Option(
-        None, "--policy", help="fail-closed (the default) or warn-only."
+    policy: Optional[Policy] = typer.Option(
+        None, "--policy", help="Default: run.policy of the config, else fail-closed."
     ),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
@@ -337,7 +490,7 @@ def run(
     if not cmd[0]:
         _die('run: the command is empty (an unset variable in `-- "$CMD"`?)')
     opts = Options(config_path=config, sysroot=sysroot)
-    answer = judge_in_child(opts, policy=policy, profile=profile)
+    answer = judge_in_child(opts, policy=_value(policy), profile=_value(profile))
     if answer.usage:
         _die(answer.usage)
     for note in answer.notes:
@@ -440,7 +593,16 @@ def env_command(
     except ConfigError as exc:
         _die(str(exc))
     if report is not None:
-        emit(render(report, "text", color=_use_color(None), ascii=_ascii(None)), None)
+        emit(
+            render(
+                report,
+                "text",
+                color=_use_color(None),
+                width=_stdout_width(),
+                ascii=_ascii(None),
+            ),
+            None,
+        )
         raise typer.Exit(report.exit_code)
     script, unmet = export_script(session.config.section("env"), os.environ, session.config.label)
     sys.stdout.write(script)
@@ -466,39 +628,32 @@ def certify(
     output: Optional[Path] = OutputOpt,
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
-    device: Optional[str] = DeviceOpt,
+    device: Optional[Device] = DeviceOpt,
     verbose: bool = VerboseOpt,
     strict: bool = StrictOpt,
     deadline: Optional[float] = DeadlineOpt,
     textfile_dir: Optional[Path] = TextfileOpt,
+    color: Color = ColorOpt,
 ) -> None:
     """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
     write its certificate; a node that does not pass loses its old one."""
     from ampenv.integrations.certificate import resolve_path, settle
-    from ampenv.report import render, renderer
+    from ampenv.report import renderer
 
     try:
         renderer(fmt)
     except ValueError as exc:
         _die(str(exc))
-    if device not in (None, "npu", "cuda", "cpu"):
-        _die(f"unknown device {device!r}: use npu, cuda or cpu")
     opts = Options(
         profile="certify",
         config_path=config,
         sysroot=sysroot,
-        device=device,
+        device=_value(device),
         deadline=deadline,
         strict=strict,
-        progress=sys.stderr.isatty(),
     )
-    try:
-        session = open_session(opts)
-        report = diagnose(opts, session)
-    except (ConfigError, ValueError) as exc:
-        _die(str(exc))
-    shown = render(report, fmt, verbose=verbose, color=_use_color(output), ascii=_ascii(output))
-    emit(shown, output)
+    session, report, observer = _judge(opts, fmt, output, color.value, verbose)
+    _emit_report(report, fmt, output, color.value, verbose, observer)
     section = session.config.section("certificate")
     path = resolve_path(certificate, session.probe.env, section)
     try:
@@ -541,7 +696,9 @@ def certificate_verify(
 @certificate_app.command("show")
 def certificate_show(
     certificate: Optional[str] = CertificateOpt,
-    fmt: str = typer.Option("text", "--format", "-f", help="text or json (the file itself)."),
+    fmt: Plain = typer.Option(
+        Plain.text, "--format", "-f", help="Output format (json: the file itself)."
+    ),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
@@ -550,10 +707,8 @@ def certificate_show(
 
     from ampenv.report.certificate_view import render
 
-    if fmt not in ("text", "json"):
-        _die(f"unknown format {fmt!r}: use text or json")
     path, verdict = _verify_certificate(certificate, config, sysroot)
-    if fmt == "json" and verdict.certificate is not None:
+    if fmt is Plain.json and verdict.certificate is not None:
         emit(json.dumps(verdict.certificate, indent=2, sort_keys=True) + "\n", None)
     else:
         emit(render(path, verdict.reason, verdict.certificate), None)
@@ -566,6 +721,10 @@ def main() -> None:
 
     stdio.guard_stdout()  # checks write to stderr; the report goes to the saved stdout
     stdio.terminate_on_sigterm()  # SIGTERM unwinds: temporary trees go, children die
+    # A closed pipe (`ampenv checks | head -1`) ends ampenv as it ends cat or grep: quietly, by
+    # SIGPIPE (the shell reports 141). Children get the default back anyway (subprocess
+    # restores it), and ampenv writes to no other pipe or socket.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         app(prog_name="ampenv")
     except KeyboardInterrupt:

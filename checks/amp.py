@@ -107,7 +107,9 @@ def amp_support(ctx: CheckContext) -> Result:
     info = cpuinfo.read(ctx.probe) if kind == "cpu" else None
     if info is not None:
         args += ["--cpu-flags", ",".join(sorted(info.flags))]
-    ran, payload = child.run_module(MODULE, args, ctx.timeout_left(float("inf")), env=ctx.probe.env)
+    ran, payload = child.run_module(
+        MODULE, args, ctx.timeout_left(float("inf")), env=ctx.probe.env, progress=ctx.progress
+    )
     if payload is None:
         return Result.error(
             f"the AMP probe gave no result: {ran.describe()}", details=child.tail(ran.stderr)

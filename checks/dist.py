@@ -277,7 +277,7 @@ def allreduce(ctx: CheckContext) -> Result:
     ]
     plan = dist_launch.plan(kind, BACKENDS[kind], local, worker_args, job)
     budget = max(1.0, ctx.timeout_left(float(settings["timeout"])) - REPORT_MARGIN)
-    launch = dist_launch.execute(plan, budget, ctx.probe.env)
+    launch = dist_launch.execute(plan, budget, ctx.probe.env, on_progress=ctx.progress)
     result = verdict(launch, settings["min_busbw_gbps"])
     if job is None:
         result.details.append(f"{len(plan.local_ranks)} ranks from the {how}")

@@ -3,8 +3,6 @@ torch_npu and the bundled AMP work together, and how much AMP gains on this node
 
 from __future__ import annotations
 
-import sys
-
 from ampenv.checks import CheckContext, Result, Setting, check
 from ampenv.probe import chips
 
@@ -87,13 +85,10 @@ def smoke_resnet50(ctx: CheckContext) -> Result:
     refused = _dtype_refused(ctx, verdict.SETTING_KEY)
     if refused is not None:
         return refused
-    progress = runner.TtyProgress(sys.stderr) if ctx.progress else None
+    progress = runner.StepProgress(ctx.progress, plan.batch_size)
     try:
         outcome = runner.smoke(plan, thresholds, ctx.timeout_left, ctx.probe.env, progress)
     except runner.SmokeError as exc:
         return Result.error(exc.summary, details=exc.details)
-    finally:
-        if progress is not None:
-            progress.close()
     facts = runner.facts(plan, outcome)
     return verdict.judge(outcome.metrics, outcome.amp.payload, facts, thresholds)

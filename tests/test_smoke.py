@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import io
 import json
 import math
 import subprocess
@@ -147,16 +146,16 @@ def test_plan_defaults_per_device_and_settings_override():
             runner.plan("cpu", {**none, "threads": 0, **bad}, 2)
 
 
-def test_progress_bar_draws_progress_lines_only():
-    out = io.StringIO()
-    bar = runner.TtyProgress(out)
-    bar("some torch warning")
-    bar(f"{runner.PROGRESS} amp 2 4 1.2345")
-    bar.close()
-    text = out.getvalue()
-    assert "warning" not in text
-    assert "amp [##########----------] 2/4 loss 1.2345" in text
-    assert text.endswith("\r\033[K")
+def test_progress_reports_steps_loss_and_images_per_second_of_progress_lines_only():
+    said, now = [], iter([10.0, 12.0, 13.0, 20.0])
+    progress = runner.StepProgress(lambda *a: said.append(a), batch_size=4, clock=lambda: next(now))
+    progress("some torch warning")
+    for line in ("amp 1 3 2.5", "amp 2 3 1.2345", "amp 3 3 0.9", "amp 1 3 2.4"):
+        progress(f"{runner.PROGRESS} {line}")
+    assert said[0] == ("amp step 1/3 · loss 2.5", 1, 3)  # the first step is not timed
+    assert said[1] == ("amp step 2/3 · loss 1.2345 · 2.0 img/s", 2, 3)
+    assert said[2] == ("amp step 3/3 · loss 0.9 · 2.7 img/s", 3, 3)
+    assert said[3] == ("amp step 1/3 · loss 2.4", 1, 3)  # a remeasure starts over
 
 
 # -- real runs on this CPU -----------------------------------------------------------------

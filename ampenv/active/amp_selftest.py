@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Optional
 
-from ampenv.active.child import emit
+from ampenv.active.child import emit, stage
 from ampenv.active.import_probe import describe
 
 DEVICES = {"cpu": "cpu", "cuda": "cuda:0", "npu": "npu:0"}
@@ -19,6 +19,7 @@ DEVICES = {"cpu": "cpu", "cuda": "cuda:0", "npu": "npu:0"}
 
 def probe(kind: str, cpu_flags: Optional[list[str]]) -> dict[str, Any]:
     out: dict[str, Any] = {"stage": "dtypes"}
+    stage(1, 2, f"open {kind}, import torch")
     try:
         if kind == "npu":
             import torch_npu  # noqa: F401  (registers the npu device with torch)
@@ -27,6 +28,7 @@ def probe(kind: str, cpu_flags: Optional[list[str]]) -> dict[str, Any]:
         chip = amp.TorchDevice.of(DEVICES[kind]).chip
         out["dtypes"] = amp.supported_dtypes(kind, chip, cpu_flags)
         out["stage"] = "functional"
+        stage(2, 2, "autocast and loss-scaler probe")
         out["functional"] = amp.functional_probe(DEVICES[kind])
     except Exception as exc:
         out["error"] = describe(exc)

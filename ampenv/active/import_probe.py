@@ -13,7 +13,7 @@ import importlib.util
 import sys
 from typing import Any
 
-from ampenv.active.child import emit
+from ampenv.active.child import emit, stage
 
 MAX_CHAIN = 5
 
@@ -32,6 +32,8 @@ def describe(exc: BaseException) -> list[str]:
 
 def probe(import_npu: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"stage": "torch"}
+    steps = 3 if import_npu and importlib.util.find_spec("torch_npu") is not None else 1
+    stage(1, steps, "import torch")
     try:
         import torch
     except BaseException as exc:  # SystemExit and friends from a broken extension, too
@@ -49,6 +51,7 @@ def probe(import_npu: bool = True) -> dict[str, Any]:
         return out
 
     out["stage"] = "torch_npu"
+    stage(2, steps, "import torch_npu")
     try:
         import torch_npu
     except BaseException as exc:
@@ -56,6 +59,7 @@ def probe(import_npu: bool = True) -> dict[str, Any]:
         return out
     out["torch_npu_version"] = getattr(torch_npu, "__version__", None)
     out["stage"] = "npu"
+    stage(3, steps, "count NPUs")
     try:
         out["npu_available"] = bool(torch.npu.is_available())
         out["npu_count"] = int(torch.npu.device_count())

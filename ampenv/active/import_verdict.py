@@ -93,7 +93,7 @@ def judge_import(
     timeout = ctx.timeout_left(float(ctx.settings["import_timeout"]))
     with_npu = npu is not None and not cpu_only
     args = [] if with_npu else ["--skip-npu"]
-    ran, payload = run_module(CHILD, args, timeout, env=ctx.probe.env)
+    ran, payload = run_module(CHILD, args, timeout, env=ctx.probe.env, progress=ctx.progress)
     what = "import torch, torch_npu" if with_npu else "import torch"
     if ran.outcome is Outcome.TIMEOUT:
         return [

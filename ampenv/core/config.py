@@ -196,15 +196,56 @@ def load(explicit: Optional[str], env: dict[str, str], sysroot: str = "") -> Con
     return parse(text, path)
 
 
-def _toml_value(value: Any) -> str:
+def found_by(explicit: Optional[str], env: dict[str, str], path: Optional[str]) -> str:
+    """How the file in use was found (the order ``find`` tries)."""
+    if explicit:
+        return "named by --config"
+    if env.get("AMPENV_CONFIG"):
+        return "named by $AMPENV_CONFIG"
+    return "the default path" if path else f"no file: {DEFAULT_PATH} is absent"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One effective setting: its key as ampenv.toml spells it, its value, where it came from."""
+
+    key: str
+    value: Any
+    source: str
+
+
+def effective(config: Config, specs: list[CheckSpec]) -> list[Entry]:
+    """Every setting in effect, each from the file or a default (`ampenv config show`)."""
+    here = config.label
+    data = config.data
+    skip = data.get("checks", {}).get("skip")
+    entries = [Entry("checks.skip", skip or [], here if skip is not None else "default")]
+    for spec in specs:
+        mine = config.check_settings.get(spec.id, {})
+        merged = config.settings_for(spec)
+        for name in ["timeout", *(n for n in merged if n != "timeout")]:
+            source = here if name in mine else f"default ({spec.source})"
+            entries.append(Entry(f'checks."{spec.id}".{name}', merged[name], source))
+    for name, raw in data.get("env", {}).items():
+        entries.append(Entry(f"env.{name}", raw, here))
+    for section, schema in SECTIONS.items():
+        if isinstance(schema, dict) and schema:
+            given = data.get(section, {})
+            for key in schema:
+                source = here if key in given else "default"
+                entries.append(Entry(f"{section}.{key}", config.section(section).get(key), source))
+    return entries
+
+
+def toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):  # an inline table; keys quoted, as chip names hold spaces
-        pairs = (f"{_toml_value(str(k))} = {_toml_value(v)}" for k, v in value.items())
+        pairs = (f"{toml_value(str(k))} = {toml_value(v)}" for k, v in value.items())
         return "{" + ", ".join(pairs) + "}"
     return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -226,15 +267,15 @@ def baseline(report: Any, specs: list[CheckSpec]) -> str:
         for name, s in spec.settings.items():
             captured = facts.get(s.capture) if s.capture else None
             if captured is not None:
-                lines.append(f"{name} = {_toml_value(captured)}  # captured: {s.help}")
+                lines.append(f"{name} = {toml_value(captured)}  # captured: {s.help}")
             elif s.default is None:
                 lines.append(f"# {name} =   # {s.help}")
             else:
-                lines.append(f"# {name} = {_toml_value(s.default)}  # {s.help}")
+                lines.append(f"# {name} = {toml_value(s.default)}  # {s.help}")
     for name, schema in SECTIONS.items():
         if isinstance(schema, dict) and schema:
             lines += ["", f"[{name}]"]
             for key, s in schema.items():
-                shown = "" if s.default is None else _toml_value(s.default)
+                shown = "" if s.default is None else toml_value(s.default)
                 lines.append(f"# {key} = {shown}  # {s.help}")
     return "\n".join(lines) + "\n"

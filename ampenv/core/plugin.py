@@ -7,6 +7,7 @@ raise past the runner (the runner turns a raise or a hang into an ``error`` resu
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Mapping
@@ -115,7 +116,9 @@ class Context:
     fix: bool = False  # `doctor --fix`: a check's fixer may repair after a warn or fail
     device: Optional[str] = None  # `--device`: overrides the detected backend
     logs: tuple[str, ...] = ()  # `--log FILE`s to scan, besides the recent plogs
-    progress: bool = False  # long checks may draw progress on stderr (a terminal)
+    # Who is told what the run is doing (``runner.run``'s ``on_event``): long checks report
+    # their progress through :meth:`CheckContext.progress`, never by drawing it themselves.
+    observer: Optional[Callable[..., None]] = None
 
     def profile_at_least(self, profile: str) -> bool:
         return PROFILES.index(self.profile) >= PROFILES.index(profile)
@@ -149,6 +152,18 @@ class CheckContext:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.shared, name)
+
+    def progress(
+        self, text: str, done: Optional[float] = None, total: Optional[float] = None
+    ) -> None:
+        """Say how far long work has come (``"amp step 2/3 · 1.4 img/s"``, 2, 3): a terminal
+        shows it beside the check's spinner; elsewhere it goes nowhere. Any thread may call it,
+        and it never raises."""
+        observer = self.shared.observer
+        if observer is None:
+            return
+        with contextlib.suppress(Exception):  # decoration: it must never break the check
+            observer("progress", self.spec.id, text=text, done=done, total=total)
 
     def timeout_left(self, wanted: float) -> float:
         """A subprocess timeout that still fits inside this check's and the run's budget."""

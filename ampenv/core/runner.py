@@ -4,6 +4,12 @@ Each check runs in a daemon thread. A check that raises becomes an ``error``; on
 its timeout is reported as an ``error`` naming the time it ran, and the run goes on without it
 (its subprocesses carry their own timeouts, so nothing outlives the doctor for long).
 Results are reported in registry order, whatever order they finished in.
+
+An observer (``on_event``) hears the run as it happens, from the runner's own thread:
+``plan`` (the ids in report order), ``start`` (a check's thread began), ``finish`` (its
+CheckRun, in whatever order checks end); checks add ``progress`` from their own threads
+(:meth:`CheckContext.progress`). Putting them back in report order is the listener's business
+(:mod:`ampenv.report.live`).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import sys
 import threading
 import time
 import traceback
+from typing import Callable, Optional
 
 from ampenv.core.model import CheckRun, Report, Result, Status
 from ampenv.core.plugin import PROFILES, CheckContext, CheckSpec, Context
@@ -103,18 +110,30 @@ def run(
     only: list[str] = (),  # type: ignore[assignment]
     skip: list[str] = (),  # type: ignore[assignment]
     workers: int = 8,
+    on_event: Optional[Callable[..., None]] = None,
 ) -> list[CheckRun]:
     """Run the selected checks and return one CheckRun per check (and per load problem).
     Whatever a check prints goes to stderr: stdout carries the report only."""
     with contextlib.redirect_stdout(sys.stderr):
-        return _run(ctx, registry, only, skip, workers)
+        return _run(ctx, registry, only, skip, workers, on_event or _nobody)
+
+
+def _nobody(kind: str, check_id: str, **data: object) -> None:
+    pass
 
 
 def _run(
-    ctx: Context, registry: Registry, only: list[str], skip: list[str], workers: int
+    ctx: Context,
+    registry: Registry,
+    only: list[str],
+    skip: list[str],
+    workers: int,
+    on_event: Callable[..., None],
 ) -> list[CheckRun]:
     ordered = registry.ordered()
     selected = select(ordered, ctx.profile, list(only), list(skip))
+    problem_ids = [p.id for p in registry.problems]
+    on_event("plan", "", ids=[s.id for s in selected] + problem_ids)
     selected_ids = {s.id for s in selected}
     config_skip = ctx.config.skipped()
     done: dict[str, CheckRun] = {}
@@ -131,6 +150,7 @@ def _run(
 
     def settle(spec: CheckSpec, result: Result, duration: float = 0.0) -> None:
         done[spec.id] = CheckRun(spec.id, spec.title, result, duration)
+        on_event("finish", spec.id, run=done[spec.id])
 
     while pending or running:
         for spec in list(pending):
@@ -164,6 +184,7 @@ def _run(
                     d: done[d].result for d in (*spec.needs, *spec.after) if d in done
                 }
                 cctx = CheckContext(ctx, spec, settings, deadline, before)
+                on_event("start", spec.id, title=spec.title)
                 threading.Thread(
                     target=worker, args=(spec, cctx, start), name=spec.id, daemon=True
                 ).start()
@@ -213,6 +234,7 @@ def _run(
                 Result.error(problem.summary, details=problem.details),
             )
         )
+        on_event("finish", problem.id, run=runs[-1])
     return runs
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 from ampenv.core import config as config_mod
 from ampenv.core.model import Report
@@ -34,7 +34,8 @@ class Options:
     strict: bool = False
     fix: bool = False
     logs: tuple[str, ...] = ()
-    progress: bool = False
+    # Hears the run as it happens (runner.run's on_event), e.g. the live text report.
+    observer: Optional[Callable[..., None]] = None
 
 
 @dataclass
@@ -90,13 +91,18 @@ def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
         fix=opts.fix,
         device=opts.device,
         logs=opts.logs,
-        progress=opts.progress,
+        observer=opts.observer,
     )
+    if opts.observer is not None:  # the report's header, before any check is judged
+        opts.observer(
+            "begin", "", profile=ctx.profile, backend=ctx.backend, host=ctx.probe.hostname()
+        )
     runs = run(
         ctx,
         session.registry,
         only=opts.only,
         skip=opts.skip,
         workers=int(runner_cfg.get("workers", 8)),
+        on_event=opts.observer,
     )
     return make_report(ctx, runs, started, started_wall, opts.strict)

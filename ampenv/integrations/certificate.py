@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
 from ampenv import __version__
+from ampenv.core.config import Entry
 from ampenv.core.model import Status
 from ampenv.probe.fingerprint import changes, fingerprint
 from ampenv.util import bounded
@@ -61,6 +62,17 @@ def resolve_path(
     default (/var/lib/ampenv as root, else the XDG state folder)."""
     chosen = explicit or env.get(ENV_PATH) or section.get("path")
     return chosen or default_path(env, os.geteuid() if euid is None else euid)
+
+
+def path_source(env: dict[str, str], section: dict[str, Any], label: str) -> Entry:
+    """The certificate path in effect without ``--certificate``, and where it came from."""
+    if env.get(ENV_PATH):
+        source = f"${ENV_PATH}"
+    elif section.get("path"):
+        source = label
+    else:
+        source = "default for root" if os.geteuid() == 0 else "default ($XDG_STATE_HOME)"
+    return Entry("certificate.path", resolve_path(None, env, section), source)
 
 
 def _stamp(when: dt.datetime) -> str:

@@ -82,6 +82,13 @@ class MainThreadOnly:
         return getattr(self._target(), name)
 
 
+def report_stream():
+    """Where the report goes, from any thread: the saved stdout once guarded (the live printer
+    draws from a thread of its own, which ``sys.stdout`` would send to stderr)."""
+    out = sys.stdout
+    return out._report if isinstance(out, MainThreadOnly) else out
+
+
 def can_encode(text: str, stream=None) -> bool:
     """Whether ``stream`` (stdout by default) can print ``text`` as it is."""
     stream = sys.stdout if stream is None else stream

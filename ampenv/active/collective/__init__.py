@@ -12,6 +12,7 @@ from __future__ import annotations
 
 # The worker writes "AMPENV_DIST_STAGE <seq> <label>" to stderr before each step.
 STAGE_MARKER = "AMPENV_DIST_STAGE "
+RATE_MARKER = "AMPENV_DIST_RATE "  # "<bytes> <busbw GB/s>" after each bandwidth measurement
 # Test seam, read only by the worker: "hang:R" or "die:R" plants that fault on rank R.
 FAULT_ENV = "AMPENV_DIST_FAULT"
 

@@ -19,10 +19,10 @@ import sys
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ampenv.active.child import parse_payload, tail
-from ampenv.active.collective import STAGE_MARKER
+from ampenv.active.collective import RATE_MARKER, STAGE_MARKER
 from ampenv.knowledge import failures
 from ampenv.probe import proc
 from ampenv.probe.distenv import JobRank
@@ -97,17 +97,39 @@ def plan(
 
 @dataclass
 class Progress:
-    """The last step a worker announced on stderr, and when."""
+    """The last step a worker announced on stderr, and when; its last bandwidth reading."""
 
     seq: int = 0
     stage: str = "start"
     at: float = field(default_factory=time.monotonic)
+    busbw: str = ""  # "0.84 GB/s at 4 MiB"
+    listener: Optional[Callable[[Progress], None]] = None  # told of each step (live progress)
 
     def on_stderr(self, line: str) -> None:
         if line.startswith(STAGE_MARKER):
             seq, _, label = line[len(STAGE_MARKER) :].partition(" ")
             if seq.isdigit():
                 self.seq, self.stage, self.at = int(seq), label, time.monotonic()
+        elif line.startswith(RATE_MARKER):
+            nbytes, _, gbps = line[len(RATE_MARKER) :].partition(" ")
+            if nbytes.isdigit():
+                self.busbw = f"busbw {gbps} GB/s at {_human(int(nbytes))}"
+        else:
+            return
+        if self.listener is not None:
+            self.listener(self)
+
+    def describe(self, who: str) -> str:
+        said = f"{who}: {self.stage} (step {self.seq})"
+        return f"{said} · {self.busbw}" if self.busbw else said
+
+
+def _human(nbytes: int) -> str:
+    for unit in ("B", "KiB", "MiB"):
+        if nbytes < 1024 or unit == "MiB":
+            return f"{nbytes:g} {unit}"
+        nbytes //= 1024
+    return f"{nbytes} B"  # unreachable
 
 
 @dataclass
@@ -169,22 +191,40 @@ def _worker_env(plan: Plan, rank: int, local_rank: int, base: dict[str, str]) ->
     return env
 
 
-def _start(plan: Plan, rank: int, local_rank: int, env: dict[str, str], timeout: float) -> RankRun:
+def _start(
+    plan: Plan,
+    rank: int,
+    local_rank: int,
+    env: dict[str, str],
+    timeout: float,
+    on_progress: Optional[Callable[[str], None]] = None,
+) -> RankRun:
     argv = [sys.executable, "-m", WORKER, *plan.worker_args]
     argv += ["--timeout", f"{timeout:.1f}", "--run-id", plan.run_id]
     progress = Progress()
+    if on_progress is not None:
+        progress.listener = lambda p: on_progress(p.describe(f"rank {rank}"))
     spawned = proc.spawn(
         argv, env=_worker_env(plan, rank, local_rank, env), on_stderr_line=progress.on_stderr
     )
     return RankRun(rank, local_rank, plan.device_label(local_rank), spawned, progress)
 
 
-def execute(plan: Plan, budget: float, env: dict[str, str]) -> Launch:
+def execute(
+    plan: Plan,
+    budget: float,
+    env: dict[str, str],
+    on_progress: Optional[Callable[[str], None]] = None,
+) -> Launch:
     """Start every planned rank and wait until all have ended, one has failed, or ``budget``
-    seconds have passed; then kill what is left and say what went wrong."""
+    seconds have passed; then kill what is left and say what went wrong. ``on_progress``
+    hears how far the first rank got (its step, its last bandwidth reading)."""
     start = time.monotonic()
     deadline = start + budget
-    runs = [_start(plan, r, lr, env, budget) for r, lr in plan.local_ranks]
+    runs = [
+        _start(plan, r, lr, env, budget, on_progress if i == 0 else None)
+        for i, (r, lr) in enumerate(plan.local_ranks)
+    ]
     while True:
         now = time.monotonic()
         for r in runs:
@@ -251,7 +291,8 @@ def _hint(plan: Plan, run: RankRun, stage: str) -> Optional[str]:
 def _output(result: Optional[CommandResult]) -> list[str]:
     """The end of a worker's stderr, without the stage lines meant for the launcher."""
     text = result.stderr if result else ""
-    return tail("\n".join(x for x in text.splitlines() if not x.startswith(STAGE_MARKER)))
+    kept = (x for x in text.splitlines() if not x.startswith((STAGE_MARKER, RATE_MARKER)))
+    return tail("\n".join(kept))
 
 
 def _how_it_ended(result: CommandResult) -> str:

@@ -25,7 +25,7 @@ import torch
 import torch.distributed as dist
 
 from ampenv.active.child import emit
-from ampenv.active.collective import FAULT_ENV, STAGE_MARKER, bus_bandwidth
+from ampenv.active.collective import FAULT_ENV, RATE_MARKER, STAGE_MARKER, bus_bandwidth
 from ampenv.probe import chips
 
 # Element counts of the correctness pass: odd, so chunks split unevenly across ranks, from one
@@ -133,11 +133,14 @@ def measure(
     synchronize(device)
     seconds = (time.perf_counter() - start) / iters
     algbw = elements * 4 / seconds / 1e9
+    busbw = bus_bandwidth(algbw, world_size)
+    sys.stderr.write(f"{RATE_MARKER}{elements * 4} {busbw:.4f}\n")  # for the live progress
+    sys.stderr.flush()
     return {
         "bytes": elements * 4,
         "time_us": round(seconds * 1e6, 2),
         "algbw_gbps": round(algbw, 4),
-        "busbw_gbps": round(bus_bandwidth(algbw, world_size), 4),
+        "busbw_gbps": round(busbw, 4),
     }
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, Optional
+from typing import Any, Callable, Optional
 
 from ampenv.active import child
 from ampenv.active.smoke import verdict
@@ -100,27 +101,34 @@ class Outcome:
     speedups: list[float]  # one per measurement (a second one when the first was low)
 
 
-class TtyProgress:
-    """Turns the children's progress lines into one redrawn line on a terminal (stderr)."""
+class StepProgress:
+    """Turns the children's progress lines into the check's progress (CheckContext.progress):
+    which run, its step, the loss, and the images per second since the run's first step (the
+    first one, with its compilation and warm-up, is not counted)."""
 
-    WIDTH = 20
-
-    def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
+    def __init__(
+        self,
+        report: Callable[..., None],
+        batch_size: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.report, self.batch_size, self.clock = report, batch_size, clock
+        self.first: dict[str, tuple[float, int]] = {}  # run -> (time, step) of its first line
 
     def __call__(self, line: str) -> None:
         parts = line.split()
         if len(parts) != 5 or parts[0] != PROGRESS:
             return
         mode, step, total, loss = parts[1], int(parts[2]), int(parts[3]), parts[4]
-        done = self.WIDTH * step // max(total, 1)
-        bar = "#" * done + "-" * (self.WIDTH - done)
-        self.stream.write(f"\r\033[Ksmoke.resnet50 {mode:>4} [{bar}] {step}/{total} loss {loss}")
-        self.stream.flush()
-
-    def close(self) -> None:
-        self.stream.write("\r\033[K")
-        self.stream.flush()
+        now = self.clock()
+        at, first = self.first.get(mode, (now, step))
+        if step <= first:  # a new run of this mode (a remeasure starts over)
+            at, first = now, step
+        self.first[mode] = (at, first)
+        text = f"{mode} step {step}/{total} · loss {loss}"
+        if step > first and now > at:
+            text += f" · {(step - first) * self.batch_size / (now - at):.1f} img/s"
+        self.report(text, step, total)
 
 
 def _stderr_tail(text: str) -> list[str]:
