@@ -14,10 +14,17 @@ from typing import Any, Callable, Optional
 from ampenv.knowledge.caches import MARKER, stale_reason
 from ampenv.probe import Probe
 from ampenv.probe.caches import Entry, Inventory, Place, inventory
-from ampenv.util import atomic, saferm
+from ampenv.util import atomic, files, saferm
 from ampenv.util.formats import count, human_bytes
 
-LOCK = "/tmp/ampenv-clean.lock"  # one per node (through the sysroot), shared by all users
+
+def lock_name(euid: int) -> str:
+    """The cleaners' lock (through the sysroot): root's in /run, which only root can write;
+    another user's in /tmp (sticky: nobody else can replace a file of theirs there)."""
+    return "/run/ampenv-clean.lock" if euid == 0 else f"/tmp/ampenv-clean-{euid}.lock"
+
+
+LOCK = lock_name(os.geteuid())
 
 
 def write_marker(root: Path, version: str, when: float) -> None:
@@ -186,6 +193,8 @@ def clean(
             _stamp(result)
     except saferm.CleanerBusy as exc:
         raise CleanRefused(str(exc)) from None
+    except files.Unsafe as exc:
+        raise CleanRefused(f"the cleaners' lock: {exc.strerror}") from None
     return result
 
 

@@ -8,7 +8,9 @@
 - The age of an entry is judged again at removal: one that turned fresh is kept.
 - Nothing is removed below a root that a live process holds open (an open file, its working
   directory, or a mapped library).
-- An exclusive ``flock`` on one lock file keeps two cleaners apart.
+- An exclusive ``flock`` on one lock file keeps two cleaners apart; the lock is opened by
+  :func:`ampenv.util.files.open_lock` (no link followed, a regular file of ours, in a folder
+  only we can write).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
+
+from ampenv.util import files
 
 if TYPE_CHECKING:
     import psutil
@@ -266,30 +270,10 @@ class CleanerBusy(Exception):
     """Another cleaner holds the lock."""
 
 
-def _open_lock(path: Path) -> tuple[int, bool]:
-    """Open (or create) the lock file without following a planted link: (fd, writable)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    flags = os.O_NOFOLLOW | os.O_CLOEXEC
-    for _ in range(3):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | flags, 0o644)
-            os.fchmod(fd, 0o644)  # readable by other users, so that they can lock it too
-            return fd, True
-        except FileExistsError:
-            pass
-        try:
-            return os.open(path, os.O_RDWR | flags), True
-        except PermissionError:  # another user's lock file: a read-only fd can be locked too
-            return os.open(path, os.O_RDONLY | flags), False
-        except FileNotFoundError:
-            continue  # removed between the two opens
-    raise OSError(errno.EAGAIN, f"cannot open the lock file {path}")
-
-
 @contextlib.contextmanager
 def exclusive(path: Path, wait: float) -> Iterator[None]:
     """Hold the cleaners' lock; wait up to ``wait`` seconds, then raise CleanerBusy."""
-    fd, writable = _open_lock(path)
+    fd = files.open_lock(path)  # a planted link, FIFO, device or folder: OSError
     try:
         deadline = time.monotonic() + max(0.0, wait)
         while True:
@@ -303,9 +287,8 @@ def exclusive(path: Path, wait: float) -> Iterator[None]:
                         f"another cleaner (pid {owner}) holds {path}; try again when it is done"
                     ) from None
                 time.sleep(0.05)
-        if writable:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         try:
             yield
         finally:
