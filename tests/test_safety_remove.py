@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,12 +28,15 @@ ROOTS_CFG = {"roots": ["/data/shared/cache"], "stale_after_days": 7}
 
 
 @pytest.fixture
-def node(tmp_path: Path) -> Path:
+def node(tmp_path: Path) -> Iterator[Path]:
+    """A planted node whose sentinel tree must be byte-identical after every test here."""
     root = tmp_path / "root"
     plant_toolkit(root, installed_days_ago=1)
-    plant_sentinel(root)
+    sentinel = plant_sentinel(root)
     (tmp_path / "work").mkdir()
-    return root
+    before = digest(sentinel)
+    yield root
+    assert digest(sentinel) == before
 
 
 def _probe(node: Path, **env: str) -> Probe:

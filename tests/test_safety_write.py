@@ -4,6 +4,7 @@ tmp_path: device nodes are made there (skipped when mknod is not permitted)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
@@ -202,3 +203,57 @@ def test_every_command_that_writes_refuses_a_planted_link(tmp_path: Path, comman
     assert ran.returncode != 0
     assert "symbolic link" in ran.stderr
     assert victim.read_text() == "keep"
+
+
+def _writers(tmp_path: Path):
+    """Every writer of the project, each aimed at ``target``."""
+    from ampenv.integrations import certificate, collect, slurm, textfile
+    from ampenv.repair import clean
+
+    def marker(target: Path) -> None:
+        from ampenv.knowledge.caches import MARKER
+
+        (target.parent / MARKER).unlink(missing_ok=True)
+        os.rename(target, target.parent / MARKER)
+        try:
+            clean.write_marker(target.parent, "8.5.0", 0.0)
+        finally:
+            os.rename(target.parent / MARKER, target)
+
+    def verdict(target: Path) -> None:
+        lock = target.with_name("hook.lock")
+        os.rename(target, slurm.verdict_path(lock))
+        try:
+            slurm.write_text(slurm.verdict_path(lock), "{}\n")
+        finally:
+            os.rename(slurm.verdict_path(lock), target)
+
+    def prom(target: Path) -> None:
+        textfile.write_textfile(target.parent, "x 1\n", name=target.name)
+
+    return {
+        "certificate": lambda t: certificate.write(str(t), {"a": 1}),
+        "bundle": lambda t: collect.write_bundle(t, {"a": b"1"}),
+        "textfile": prom,
+        "clean marker": marker,
+        "hook verdict": verdict,
+    }
+
+
+@pytest.mark.parametrize(
+    "writer", ["certificate", "bundle", "textfile", "clean marker", "hook verdict"]
+)
+def test_every_writer_keeps_a_device_and_refuses_a_link(tmp_path: Path, writer: str) -> None:
+    write = _writers(tmp_path)[writer]
+    null = _device(tmp_path / "out", NULL)
+    with contextlib.suppress(OSError):  # refusing is allowed too; replacing is not
+        write(null)
+    assert _is_char(null)
+    null.unlink()
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    link = tmp_path / "out"
+    link.symlink_to(victim)
+    with pytest.raises(OSError):
+        write(link)
+    assert link.is_symlink() and victim.read_text() == "keep"
