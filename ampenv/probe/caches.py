@@ -248,10 +248,10 @@ class _Guards:
         top = Path(os.path.realpath(probe.sysroot or "/"))
         protected: dict[tuple[int, int], tuple[str, str]] = {}
         above: dict[tuple[int, int], str] = {}
-        for what, folders in (
-            ("a home directory", homes),
-            ("a shared system folder", saferm.SHARED_DIRS),
+        for what, folders in (  # the first name of a folder wins: system, shared, home
             ("a system directory", saferm.SYSTEM_DIRS),
+            ("a shared system folder", saferm.SHARED_DIRS),
+            ("a home directory", homes),
         ):
             for folder in folders:
                 ident = _identity(probe.path(folder))
