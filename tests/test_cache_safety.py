@@ -39,7 +39,8 @@ def _clean(root: Path, *args: str, **env: str):
 
 def _everything(root: Path) -> dict[str, str]:
     """The whole planted node, except the cleaners' lock file."""
-    return {k: v for k, v in digest(root).items() if not k.startswith("tmp")}
+    lock = clean.LOCK.lstrip("/")
+    return {k: v for k, v in digest(root).items() if not (k == lock or lock.startswith(k + "/"))}
 
 
 # -- never /, a home directory or a system directory --------------------------------------------

@@ -364,8 +364,13 @@ def test_a_driver_upgrade_invalidates_the_certificate(npu_node, quick_report, tm
     assert verdict.reason == "fingerprint changed: driver: 24.1.rc1 → 24.1.rc2"
 
 
-def test_a_certificate_path_at_an_endless_file_is_refused_not_read_forever():
-    ran = run_ampenv("certificate", "verify", "--certificate", "/dev/zero")
-    # Refused before any read (issue 18: regular files only); a big regular file is refused
-    # past 1024 KiB.
-    assert ran.returncode == 1 and "not a regular file" in ran.stdout
+def test_a_certificate_path_at_an_endless_file_is_refused_not_read_forever(tmp_path):
+    """Issue 17: only a regular file is read (a FIFO or a device never is), and at most 1 MiB."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    ran = run_ampenv("certificate", "verify", "--certificate", str(fifo))
+    assert ran.returncode == 1 and "is a FIFO, not a regular file" in ran.stdout
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * ((1 << 20) + 1))
+    ran = run_ampenv("certificate", "verify", "--certificate", str(big))
+    assert ran.returncode == 1 and "larger than 1024 KiB" in ran.stdout

@@ -10,6 +10,7 @@ an ``error`` result; it never stops the other checks.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib.util
 import os
 import re
@@ -25,6 +26,7 @@ from types import ModuleType
 from typing import Any, Callable, Optional
 
 from ampenv.core.plugin import CheckSpec
+from ampenv.util import files
 
 SITE_DIR = "/etc/ampenv/checks.d"
 ENTRY_POINT_GROUP = "ampenv.checks"
@@ -137,33 +139,94 @@ def _within(load: Callable[[], Any], timeout: Optional[float], what: str) -> Any
     return box.get("value")
 
 
-def _load_file(
-    registry: Registry, file: Path, label: str, timeout: Optional[float] = None
-) -> None:
-    # Unique per path; crc32 rather than a hashlib digest, which costs ~5 ms to import.
-    digest = f"{zlib.crc32(str(file).encode()):08x}"
-    name = f"ampenv_plugin_{digest}_{file.stem}"
-    try:
-        spec = importlib.util.spec_from_file_location(name, file)
+MAX_PLUGIN_BYTES = 4 << 20
+
+
+def _load_builtin(registry: Registry, file: Path, label: str) -> None:
+    """A built-in check: an ordinary import (the package's own bytecode cache serves it)."""
+    spec = importlib.util.spec_from_file_location(_module_name(file), file)
+
+    def run(module: ModuleType) -> None:
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {file}")
-        module = importlib.util.module_from_spec(spec)
-        _within(lambda: spec.loader.exec_module(module), timeout, str(file))
-    except LoadTimeout as exc:
-        registry.problems.append(
-            LoadProblem(_problem_id(file.stem), label, f"plugin {file} {exc}")
+        spec.loader.exec_module(module)
+
+    module = importlib.util.module_from_spec(spec) if spec else ModuleType(_module_name(file))
+    _exec(registry, file, label, module, run)
+
+
+def _load_source(
+    registry: Registry, file: Path, label: str, euid: int, guard: bool, timeout: float
+) -> None:
+    """A site's plugin: opened once, judged by what was opened (its ``fstat`` and, as root,
+    every folder above its real path), and run from the very bytes judged. Never from
+    bytecode: a ``__pycache__`` that another user wrote would run their code as root."""
+    try:
+        opened = (
+            files.read_trusted(file, MAX_PLUGIN_BYTES, euid)
+            if guard
+            else files.read_regular(file, MAX_PLUGIN_BYTES)
         )
+    except files.Unsafe as exc:
+        if guard and exc.errno == errno.EPERM:
+            registry.problems.append(
+                LoadProblem(
+                    _problem_id(file.stem),
+                    str(file),
+                    f"refused plugin file as root: {exc.strerror}",
+                    details=[f"fix: chown root:root {file} && chmod go-w {file}"],
+                )
+            )
+            return
+        _failed(registry, file, exc)
+        return
+    except OSError as exc:
+        _failed(registry, file, exc)
+        return
+    module = ModuleType(_module_name(file))
+    module.__file__ = str(file)
+
+    def run(module: ModuleType) -> None:
+        code = compile(opened.data, str(file), "exec", dont_inherit=True)
+        exec(code, module.__dict__)
+
+    _exec(registry, file, label, module, run, timeout)
+
+
+def _module_name(file: Path) -> str:
+    # Unique per path; crc32 rather than a hashlib digest, which costs ~5 ms to import.
+    return f"ampenv_plugin_{zlib.crc32(str(file).encode()):08x}_{file.stem}"
+
+
+def _failed(registry: Registry, file: Path, exc: BaseException, label: str = "") -> None:
+    where = _error_line(exc, file)
+    registry.problems.append(
+        LoadProblem(
+            _problem_id(file.stem),
+            label or str(file),
+            f"plugin {where} failed to load: {type(exc).__name__}: {exc}",
+            details=traceback.format_exception_only(type(exc), exc),
+        )
+    )
+
+
+def _exec(
+    registry: Registry,
+    file: Path,
+    label: str,
+    module: ModuleType,
+    run: Any,
+    timeout: Optional[float] = None,
+) -> None:
+    """Run a plugin's module code (within ``timeout`` for a site's plugin; see _within) and
+    register its checks; a failure of any kind is a load problem, never the end of ampenv."""
+    try:
+        _within(lambda: run(module), timeout, str(file))
+    except LoadTimeout as exc:
+        registry.problems.append(LoadProblem(_problem_id(file.stem), label, f"plugin {file} {exc}"))
         return
     except (Exception, SystemExit) as exc:  # sys.exit() in a plugin must not end ampenv
-        where = _error_line(exc, file)
-        registry.problems.append(
-            LoadProblem(
-                _problem_id(file.stem),
-                label,
-                f"plugin {where} failed to load: {type(exc).__name__}: {exc}",
-                details=traceback.format_exception_only(type(exc), exc),
-            )
-        )
+        _failed(registry, file, exc, label)
         return
     for check_spec in _module_specs(module):
         check_spec.source = label
@@ -216,10 +279,10 @@ def _load_folder(
     if guard and _refused(registry, folder, euid):
         return
     for file in sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")):
-        if guard and _refused(registry, file, euid):
-            continue
-        label = f"builtin:{file.name}" if builtin else str(file)
-        _load_file(registry, file, label, None if builtin else _left(until))
+        if builtin:
+            _load_builtin(registry, file, f"builtin:{file.name}")
+        else:
+            _load_source(registry, file, str(file), euid, guard, _left(until))
 
 
 def _left(until: Optional[float]) -> float:

@@ -13,6 +13,7 @@ Torch-free and fast: ``verify`` reads version files and package metadata through
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ from ampenv import __version__
 from ampenv.core.config import Entry
 from ampenv.core.model import Status
 from ampenv.probe.fingerprint import changes, fingerprint
-from ampenv.util import bounded
+from ampenv.util import files
 from ampenv.util.atomic import write_text
 from ampenv.util.formats import parse_utc, utc_iso
 from ampenv.util.jsonshape import described, obj, or_null, text
@@ -37,6 +38,9 @@ SCHEMA = "ampenv.certificate/1"
 ENV_PATH = "AMPENV_CERTIFICATE"
 ROOT_PATH = "/var/lib/ampenv/certificate.json"
 SMOKE_ID = "smoke.resnet50"
+# How far ahead of this clock an issue time may be (clocks of one cluster drift a little).
+CLOCK_SKEW = dt.timedelta(minutes=5)
+PASSING = ("pass", "warn")  # what a certify run that wrote a certificate records
 
 
 class CertificateError(Exception):
@@ -184,18 +188,23 @@ MAX_BYTES = 1 << 20  # a certificate is a few KiB
 def load(path: str) -> dict[str, Any]:
     """The certificate at ``path``, checked against its digest and for the type of every field
     used later. Raises CertificateError, whatever the file holds."""
-    try:  # a regular file only, read bounded: a FIFO or /dev/zero must not block the prolog
-        raw = bounded.read_bytes(path, MAX_BYTES)
+    try:
+        # A regular file only (a FIFO or /dev/zero is refused, never read), at most MAX_BYTES;
+        # as root, one that another user could have written or replaced is refused.
+        raw = files.read_trusted(path, MAX_BYTES).data
     except FileNotFoundError:
         raise CertificateError(
             f"missing: no certificate at {path} (run `ampenv certify`)"
         ) from None
-    except bounded.TooLarge:
-        raise CertificateError(
-            f"unreadable: {path} is larger than {MAX_BYTES >> 10} KiB"
-        ) from None
+    except files.Unsafe as exc:
+        if exc.errno == errno.EFBIG:
+            too_big = f"unreadable: {path} is larger than {MAX_BYTES >> 10} KiB"
+            raise CertificateError(too_big) from None
+        if exc.errno == errno.EPERM:
+            raise CertificateError(f"untrusted: {exc.strerror}") from None
+        raise CertificateError(f"unreadable: {exc.strerror}") from None
     except OSError as exc:
-        raise CertificateError(f"unreadable: {path}: {exc.strerror or exc}") from None
+        raise CertificateError(f"unreadable: {path}: {exc.strerror}") from None
     try:
         body = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -230,7 +239,9 @@ class Verdict:
 def verify(
     path: str, probe: Probe, max_age_hours: float, now: Optional[dt.datetime] = None
 ) -> Verdict:
-    """Valid only when readable, unedited, fresh, and issued for this node as it is now."""
+    """Valid only when readable (as root: a file only root could have written), unedited,
+    fresh (issued no later than now plus a small clock skew, and not past its deadline),
+    recording a passing verdict, and issued for this node as it is now."""
     now = now or dt.datetime.now(dt.timezone.utc)
     try:
         cert = load(path)  # every field below is there and of its type
@@ -244,6 +255,10 @@ def verify(
     deadline = expires if expires - issued <= max_age else issued + max_age
     if now >= deadline:
         return Verdict(False, f"expired at {_stamp(deadline)} (issued {cert['issued_at']})", cert)
+    if issued > now + CLOCK_SKEW:  # the age counts from now, not from a planted issued_at
+        return Verdict(False, f"issued in the future: {cert['issued_at']}", cert)
+    if cert["status"] not in PASSING:
+        return Verdict(False, f"not a passing verdict: status {cert['status']!r}", cert)
     changed = changes(recorded, fingerprint(probe, backend))
     if changed:
         return Verdict(False, "fingerprint changed: " + "; ".join(changed), cert)

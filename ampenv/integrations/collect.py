@@ -17,6 +17,7 @@ import json
 import posixpath
 import tarfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Optional
 
@@ -27,7 +28,7 @@ from ampenv.probe import Probe
 from ampenv.probe.bundle import FORMAT
 from ampenv.util.atomic import replacing
 from ampenv.util.formats import utc_iso
-from ampenv.util.redact import redact_env
+from ampenv.util.redact import bundle_env, scrub, scrub_data
 
 # Read for support even when no check asked: the OS, the kernel, the Ascend install records.
 EXTRA_FILES = (
@@ -54,8 +55,15 @@ def _json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
 
 
-def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
-    """Member name -> content, for everything the probe recorded and the report."""
+def bundle_members(
+    probe: Probe, report: Report, contract: Iterable[str] = ()
+) -> dict[str, bytes]:
+    """Member name -> content, for everything the probe recorded and the report: the values of
+    the variables the diagnosis needs (the allowlist, every variable CANN's rules know, the
+    site's contract), every other value masked, and every text scrubbed of credentials."""
+    from ampenv.knowledge import envrules
+
+    needed = [*envrules.RULES, *contract]
     rec = probe.recorded()
     members = {
         "manifest.json": _json(
@@ -69,8 +77,8 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
                 "sysroot": probe.sysroot,
             }
         ),
-        "report.json": _json(report.to_dict()),
-        "env.json": _json(redact_env(probe.env)),
+        "report.json": _json(scrub_data(report.to_dict())),
+        "env.json": _json(bundle_env(probe.env, extra=needed)),
     }
     unreadable = sorted(p for p, text in rec["files"].items() if text is None)
     keys = ("globs", "which", "host", "hostname", "disk", "mtimes", "identity")
@@ -78,14 +86,14 @@ def bundle_members(probe: Probe, report: Report) -> dict[str, bytes]:
     facts["nodes"] = rec.get("nodes", {})  # present, even empty: this bundle records nodes
     facts["distributions"] = rec.get("distributions", {})
     facts["unreadable_files"] = unreadable
-    members["facts.json"] = _json(facts)
+    members["facts.json"] = _json(scrub_data(facts))
     for i, command in enumerate(rec["commands"]):
-        members[f"commands/{i:03d}.json"] = _json(command)
+        members[f"commands/{i:03d}.json"] = _json(scrub_data(command))
     for path, text in rec["files"].items():
         if text is not None:
             reduce = REDUCED.get(posixpath.normpath(path))
             text = reduce(text) if reduce else text
-            members["files/" + posixpath.normpath(path).lstrip("/")] = text.encode()
+            members["files/" + posixpath.normpath(path).lstrip("/")] = scrub(text).encode()
     return members
 
 
@@ -111,5 +119,6 @@ def collect(opts: Options, output: Path, env: Optional[dict[str, str]] = None) -
     probe.hostname()
     probe.identity()
     probe.distributions()
-    write_bundle(output, bundle_members(probe, report))
+    contract = list(session.config.section("env") or {})
+    write_bundle(output, bundle_members(probe, report, contract))
     return report

@@ -37,6 +37,7 @@ from ampenv.integrations import process_start
 from ampenv.probe import proc
 from ampenv.report.brief import headline, worst
 from ampenv.report.npd import truncate_utf8
+from ampenv.util import files
 from ampenv.util.atomic import write_text
 
 PREFIX = "ampenv:"
@@ -135,8 +136,7 @@ def _acquire(fd: int, until: float) -> Flight:
 def single_flight(path: Path, until: float) -> Iterator[Flight]:
     """An exclusive flock on ``path``, waited for until ``until`` (time.monotonic())."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = files.open_lock(path)  # no link followed; a regular file of ours, or an error
     except OSError as exc:
         raise LockUnusable(f"[hook] lock_file {path}: {exc.strerror or exc}") from None
     try:
@@ -165,10 +165,11 @@ def shared_since(lock: Path, since: float) -> Optional[Verdict]:
     written by this user alone (in a shared /tmp another user could plant one)."""
     path = verdict_path(lock)
     try:
-        st = path.stat()
+        opened = files.read_regular(path, 4096, follow=False)
+        st = opened.stat
         if st.st_uid != os.geteuid() or st.st_mode & 0o022:
             return None
-        record = json.loads(path.read_text())
+        record = json.loads(opened.data)
         if float(record["at"]) >= since:
             note = f"{PREFIX} the verdict of pid {record.get('pid', '?')}, which held the lock"
             return Verdict(int(record["code"]), record.get("line"), notes=[note])

@@ -346,17 +346,48 @@ def unset_defaults(
     return values
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def shell_comment(text: str) -> str:
+    """``text`` as one ``#`` comment line: every character that is not printable (a newline
+    above all, which would end the comment and start a command) is written as an escape."""
+    shown = "".join(
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode()
+        for ch in text
+    )
+    return f"# {shown}"
+
+
+def unexportable(name: str, value: Optional[str]) -> Optional[str]:
+    """Why ``export NAME='value'`` could not be one safe line for ``eval`` in bash, dash and
+    zsh alike, or None. Single quotes hold anything but control characters (a newline splits
+    the line) and bytes that are not UTF-8."""
+    if not _NAME.fullmatch(name):
+        return "is not a variable name"
+    if value is None:
+        return None
+    if any(ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF for ch in value):
+        return "its value holds a control character or bytes that are not UTF-8: set it by hand"
+    return None
+
+
 def export_lines(
     terms: Mapping[str, Term], env: Mapping[str, str], shape: JobShape
 ) -> tuple[list[str], list[str]]:
     """Shell lines that make this environment meet the contract (values kept where they do
-    already, defaults for unset variables), and what no line can satisfy."""
+    already, defaults for unset variables), and what no line can satisfy. Every line is safe
+    for ``eval`` whatever the environment and the config hold."""
     lines, unmet = [], []
     for name, term in terms.items():
         current = env.get(name)
         required = term.required_on(shape.multi_node)
         if current is not None and not term.violations(current):
-            lines.append(envrules.export_line(name, current))
+            why = unexportable(name, current)
+            if why:
+                unmet.append(f"{name}: {why}")
+            else:
+                lines.append(envrules.export_line(name, current))
             continue
         if current is None and not needs_value_when_unset(term, shape):
             continue  # nothing to set: CANN's own default meets the contract
@@ -364,7 +395,11 @@ def export_lines(
         if fix is None and required:
             unmet.append(f"{name}: required by the contract, which names no value for it")
         elif fix is not None or current is not None:
-            lines.append(envrules.export_line(name, fix))
+            why = unexportable(name, fix)
+            if why:
+                unmet.append(f"{name}: {why}")
+            else:
+                lines.append(envrules.export_line(name, fix))
     return lines, unmet
 
 
@@ -375,5 +410,6 @@ def export_script(
     shape = job_shape(env)
     kind = "multi-node" if shape.multi_node else "single-node"
     lines, unmet = export_lines(terms, env, shape)
-    header = f"# ampenv env --export: [env] of {source}; {kind} job ({shape.reason})"
-    return "\n".join([header, *lines, *(f"# unmet: {u}" for u in unmet)]) + "\n", unmet
+    header = shell_comment(f"ampenv env --export: [env] of {source}; {kind} job ({shape.reason})")
+    notes = [shell_comment(f"unmet: {u}") for u in unmet]
+    return "\n".join([header, *lines, *notes]) + "\n", unmet

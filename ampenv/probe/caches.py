@@ -6,10 +6,12 @@ Every path is seen through the probe, so a sysroot plants a whole node.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import math
 import os
 import pwd
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -81,6 +83,7 @@ class Place:
     exists: bool = False
     entries: list[Entry] = field(default_factory=list)
     marker: Optional[Marker] = None
+    id: Optional[tuple[int, int]] = None  # (device, inode) of the root folder when scanned
 
     @property
     def bytes(self) -> int:
@@ -110,23 +113,34 @@ class Place:
 
 
 def _homes(probe: Probe) -> list[str]:
-    """Every home directory: $HOME, root's, and those in /etc/passwd."""
+    """Every home directory: $HOME, root's, those in /etc/passwd and, on a live node, those of
+    the user database (``pwd.getpwall``: LDAP and sssd users too, where it enumerates them)."""
     homes = [probe.env.get("HOME", ""), "/root"]
     for line in (probe.read_text("/etc/passwd") or "").splitlines():
         fields = line.split(":")
         if len(fields) >= 6:
             homes.append(fields[5])
-    return [h for h in homes if h.startswith("/")]
+    if not probe.offline:
+        with contextlib.suppress(OSError):
+            homes += [entry.pw_dir for entry in pwd.getpwall()]
+    return list(dict.fromkeys(h for h in homes if h.startswith("/")))
+
+
+# torch's own rule for the user name in /tmp/torchinductor_<user>
+# (torch/_inductor/runtime/cache_dir_utils.py: re.sub(r'[\\/:*?"<>|]', "_", getuser()))
+_UNSAFE_IN_USER = re.compile(r'[\\/:*?"<>|]')
 
 
 def _user(env: dict[str, str]) -> str:
+    """The user name as torch puts it in a path: ``/`` and the like become ``_``, so that no
+    ``USER`` value can build a path outside the cache (``USER='x/../../data'``)."""
     name = env.get("USER") or env.get("LOGNAME")
-    if name:
-        return name
-    try:
-        return pwd.getpwuid(os.getuid()).pw_name
-    except KeyError:
-        return str(os.getuid())
+    if not name:
+        try:
+            name = pwd.getpwuid(os.getuid()).pw_name
+        except KeyError:
+            name = str(os.getuid())
+    return _UNSAFE_IN_USER.sub("_", name)
 
 
 def _absolute(value: str, cwd: str) -> str:
@@ -155,12 +169,13 @@ def resolve_places(probe: Probe, roots: list[Any]) -> list[Place]:
         found.append((place, root))
 
     homes, places, seen = _homes(probe), [], set()
+    guards = _Guards.of(probe, homes)
     for place, guard in found:
         real = os.path.realpath(place.path)
         if real in seen:
             continue
         seen.add(real)
-        place.refused = _refusal(probe, place, guard, homes)
+        place.refused = _refusal(probe, place, guard, homes, guards)
         places.append(place)
     return places
 
@@ -175,7 +190,9 @@ def _resolved(probe: Probe, path: str) -> Optional[str]:
     return "/" if rel == "." else "/" + rel
 
 
-def _refusal(probe: Probe, place: Place, guard: str, homes: list[str]) -> Optional[str]:
+def _refusal(
+    probe: Probe, place: Place, guard: str, homes: list[str], guards: _Guards
+) -> Optional[str]:
     """Why ampenv will never clean below this place, or None. Both the folder the variable
     names and the place itself are judged, as written and with their links followed."""
     if not place.root.startswith("/"):
@@ -194,7 +211,73 @@ def _refusal(probe: Probe, place: Place, guard: str, homes: list[str]) -> Option
             f"{place.source}: {place.root} is a symbolic link; ampenv does not follow links "
             "(name the folder it points to in [cache] roots)"
         )
-    return None
+    same = guards.reason(place)
+    return f"{place.source}: {same}" if same else None
+
+
+def _identity(path: Path) -> Optional[tuple[int, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+def _ancestors(path: Path, top: Path) -> list[Path]:
+    """``path`` and every folder above it, up to ``top`` (the sysroot, or /)."""
+    out, here = [], Path(os.path.realpath(path))
+    while True:
+        out.append(here)
+        if here == top or here.parent == here:
+            return out
+        here = here.parent
+
+
+@dataclass
+class _Guards:
+    """The protected folders by device and inode, which a bind mount or a link cannot disguise:
+    homes, shared and system folders, and every folder above a home."""
+
+    top: Path
+    protected: dict[tuple[int, int], tuple[str, str]]
+    above_homes: dict[tuple[int, int], str]
+
+    @classmethod
+    def of(cls, probe: Probe, homes: list[str]) -> _Guards:
+        top = Path(os.path.realpath(probe.sysroot or "/"))
+        protected: dict[tuple[int, int], tuple[str, str]] = {}
+        above: dict[tuple[int, int], str] = {}
+        for what, folders in (  # the first name of a folder wins: system, shared, home
+            ("a system directory", saferm.SYSTEM_DIRS),
+            ("a shared system folder", saferm.SHARED_DIRS),
+            ("a home directory", homes),
+        ):
+            for folder in folders:
+                ident = _identity(probe.path(folder))
+                if ident is not None:
+                    protected.setdefault(ident, (folder, what))
+        for home in homes:
+            for parent in _ancestors(probe.path(home), top)[1:]:
+                ident = _identity(parent)
+                if ident is not None:
+                    above.setdefault(ident, home)
+        return cls(top, protected, above)
+
+    def reason(self, place: Place) -> Optional[str]:
+        chain = [_identity(p) for p in _ancestors(place.path, self.top)]
+        mine = chain[0]
+        if mine is None:
+            return None
+        if mine in self.protected:
+            folder, what = self.protected[mine]
+            return f"{place.root} is the same folder as {folder}, {what} (a bind mount or a link)"
+        for ident in chain[1:]:
+            folder, what = self.protected.get(ident, ("", ""))  # type: ignore[arg-type]
+            if what == "a system directory":
+                return f"{place.root} is inside {folder}, {what} (by device and inode)"
+        if mine in self.above_homes:
+            return f"{place.root} contains the home directory {self.above_homes[mine]}"
+        return None
 
 
 class _Budget:
@@ -213,8 +296,9 @@ def _measure_one(entry: Entry, st: os.stat_result) -> None:
         entry.bytes += st.st_size
 
 
-def _measure(path: Path, dev: int, budget: _Budget) -> Entry:
-    """Size and newest mtime of a file or tree, never following a link or leaving ``dev``."""
+def _measure(path: Path, dev: int, budget: _Budget, mounts: set[str]) -> Entry:
+    """Size and newest mtime of a file or tree, never following a link, leaving ``dev`` or
+    entering a mount point (a bind mount keeps the device number: the mount table tells)."""
     entry = Entry(path)
     try:
         st = os.lstat(path)
@@ -231,7 +315,7 @@ def _measure(path: Path, dev: int, budget: _Budget) -> Entry:
             dst = os.lstat(dirpath)
         except OSError:
             continue
-        if dst.st_dev != dev:
+        if dst.st_dev != dev or os.path.realpath(dirpath) in mounts:
             entry.other_fs = entry.other_fs or dirpath
             dirnames.clear()
             continue
@@ -246,12 +330,13 @@ def _measure(path: Path, dev: int, budget: _Budget) -> Entry:
     return entry
 
 
-def _log_files(root: Path, dev: int) -> list[Path]:
-    """Every file (and link) below a log root, on the root's filesystem."""
+def _log_files(root: Path, dev: int, mounts: set[str]) -> list[Path]:
+    """Every file (and link) below a log root, on the root's filesystem and mount."""
     files = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         try:
-            if os.lstat(dirpath).st_dev != dev:
+            inner = dirpath != str(root) and os.path.realpath(dirpath) in mounts
+            if os.lstat(dirpath).st_dev != dev or inner:
                 dirnames.clear()
                 continue
         except OSError:
@@ -262,7 +347,7 @@ def _log_files(root: Path, dev: int) -> list[Path]:
     return files
 
 
-def _scan_place(place: Place, others: list[str], budget: _Budget) -> None:
+def _scan_place(place: Place, others: list[str], budget: _Budget, mounts: set[str]) -> None:
     try:
         st = os.lstat(place.path)
     except OSError:
@@ -270,10 +355,11 @@ def _scan_place(place: Place, others: list[str], budget: _Budget) -> None:
     place.exists = stat.S_ISDIR(st.st_mode)
     if not place.exists:
         return
+    place.id = (st.st_dev, st.st_ino)
     if place.kind == "compile":
         place.marker = read_marker(place.path)
     if place.kind == "log":
-        units = _log_files(place.path, st.st_dev)
+        units = _log_files(place.path, st.st_dev, mounts)
     else:
         try:
             names = sorted(os.listdir(place.path))
@@ -287,7 +373,7 @@ def _scan_place(place: Place, others: list[str], budget: _Budget) -> None:
         elif budget.spent:
             place.entries.append(Entry(unit, complete=False))
         else:
-            place.entries.append(_measure(unit, st.st_dev, budget))
+            place.entries.append(_measure(unit, st.st_dev, budget, mounts))
 
 
 @dataclass
@@ -322,12 +408,13 @@ def inventory(
     toolkit = installed_toolkit(probe)
     timer = _Budget(budget)
     accepted = [os.path.realpath(p.path) for p in places if not p.refused]
+    mounts = saferm.mount_points() if not probe.offline else set()
     for place in places:
         if place.refused or probe.offline:
             continue
         mine = os.path.realpath(place.path)
         others = [o for o in accepted if o != mine and saferm.within(o, mine)]
-        _scan_place(place, others, timer)
+        _scan_place(place, others, timer, mounts)
         for entry in place.entries:
             entry.stale = stale_reason(place, entry, toolkit, cfg, now)
     disk_free: dict[str, int] = {}

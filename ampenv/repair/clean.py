@@ -11,13 +11,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from ampenv.knowledge.caches import MARKER
+from ampenv.knowledge.caches import MARKER, stale_reason
 from ampenv.probe import Probe
-from ampenv.probe.caches import Inventory, inventory
-from ampenv.util import saferm
+from ampenv.probe.caches import Entry, Inventory, Place, inventory
+from ampenv.util import atomic, files, saferm
 from ampenv.util.formats import count, human_bytes
 
-LOCK = "/tmp/ampenv-clean.lock"  # one per node (through the sysroot), shared by all users
+
+def lock_name(euid: int) -> str:
+    """The cleaners' lock (through the sysroot): root's in /run, which only root can write;
+    another user's in /tmp (sticky: nobody else can replace a file of theirs there)."""
+    return "/run/ampenv-clean.lock" if euid == 0 else f"/tmp/ampenv-clean-{euid}.lock"
+
+
+LOCK = lock_name(os.geteuid())
 
 
 def write_marker(root: Path, version: str, when: float) -> None:
@@ -26,9 +33,7 @@ def write_marker(root: Path, version: str, when: float) -> None:
         "# written by `ampenv clean`: the CANN toolkit installed when this cache was last\n"
         f"# cleaned; entries built since were built by it\nversion={version}\ncleaned_at={stamp}\n"
     )
-    tmp = root / f"{MARKER}.{os.getpid()}.tmp"
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, root / MARKER)  # replaces a planted link itself, never its target
+    atomic.write_text(root / MARKER, text)  # a planted link or device there is refused
 
 
 @dataclass
@@ -39,6 +44,9 @@ class Item:
     bytes: int
     reason: str
     whole_root: bool = True  # a process holding anything below the root keeps this item
+    root_id: Optional[tuple[int, int]] = None  # (device, inode) of the root when scanned
+    # Asked again of every mtime at removal: is the entry still stale? (None: --all)
+    still_stale: Optional[Callable[[float], bool]] = None
 
 
 @dataclass
@@ -84,15 +92,28 @@ def make_plan(
             if entry.holds_root:
                 continue  # another place: its own entries are judged there, the root stays
             if entry.other_fs:
-                why = f"crosses into another filesystem at {entry.other_fs}"
+                why = f"crosses a mount point (a filesystem or bind mount) at {entry.other_fs}"
                 plan.refused.append(Refusal(str(entry.path), why))
             else:
                 item = Item(entry.path, place.path, place.label, entry.bytes, reason)
+                item.root_id = place.id
+                if not everything:
+                    item.still_stale = _stale_at_removal(place, plan.inventory, cfg)
                 # A running job reads any kernel of its cache, but writes only its own logs.
                 item.whole_root = place.kind != "log"
                 plan.items.append(item)
     _refuse_held(plan)
     return plan
+
+
+def _stale_at_removal(place: Place, inv: Inventory, cfg: dict[str, Any]) -> Callable[[float], bool]:
+    """The staleness rule of ``place``, judged when removal comes (with the clock then)."""
+
+    def still_stale(mtime: float) -> bool:
+        entry = Entry(place.path, newest=mtime)
+        return stale_reason(place, entry, inv.toolkit, cfg, time.time()) is not None
+
+    return still_stale
 
 
 def _refuse_held(plan: Plan) -> None:
@@ -160,7 +181,9 @@ def clean(
             result = CleanResult(plan, False)
             for item in plan.items:
                 try:
-                    saferm.remove(item.path, item.root)
+                    saferm.remove(
+                        item.path, item.root, root_id=item.root_id, judge=item.still_stale
+                    )
                 except OSError as exc:
                     result.failed.append(Refusal(str(item.path), exc.strerror or str(exc)))
                     continue
@@ -170,6 +193,8 @@ def clean(
             _stamp(result)
     except saferm.CleanerBusy as exc:
         raise CleanRefused(str(exc)) from None
+    except files.Unsafe as exc:
+        raise CleanRefused(f"the cleaners' lock: {exc.strerror}") from None
     return result
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ampenv.core.model import CheckRun, Report, Status
+from ampenv.util.formats import printable, printable_lines
 
 VERDICTS = {0: "healthy", 1: "unhealthy", 3: "could not judge"}
 
@@ -32,7 +33,7 @@ def headline(report: Report) -> str:
     c = worst(report)
     if c is None:
         return f"healthy: {len(report.checks)} checks passed or skipped"
-    return " ".join(f"{c.id}: {c.summary}".split())
+    return printable(" ".join(f"{c.id}: {c.summary}".split()))
 
 
 def render(report: Report, **_: object) -> str:
@@ -49,4 +50,4 @@ def render(report: Report, **_: object) -> str:
         f"ampenv: {verdict} ({len(report.checks)} checks, profile {report.profile}, "
         f"{report.duration_s:.2f} s)"
     )
-    return "\n".join(lines) + "\n"
+    return printable_lines("\n".join(lines)) + "\n"

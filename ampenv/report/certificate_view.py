@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from ampenv.util.formats import printable
+
 
 def _value(value: Any) -> str:
     if isinstance(value, float):
@@ -28,4 +30,4 @@ def render(path: str, reason: str, cert: Optional[dict[str, Any]]) -> str:
             lines += [f"  smoke.resnet50: {smoke['summary']}"]
             lines += [f"    {k} = {_value(v)}" for k, v in smoke["metrics"].items()]
         lines.append(f"  digest {cert['digest']}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"

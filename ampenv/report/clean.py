@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ampenv.repair.clean import CleanResult, Item
-from ampenv.util.formats import count, human_bytes
+from ampenv.util.formats import count, human_bytes, printable
 
 SCHEMA = "ampenv.clean/1"
 FORMATS = ("text", "json")
@@ -36,7 +36,7 @@ def text(result: CleanResult, note: str) -> str:
         )
     if result.dry_run and plan.items:
         lines.append("run `ampenv clean --yes` to remove them")
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def as_json(result: CleanResult, note: str) -> str:

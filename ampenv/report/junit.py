@@ -6,6 +6,7 @@ from typing import Any
 from xml.etree import ElementTree as ET
 
 from ampenv.core.model import Report, Status
+from ampenv.util.formats import xml_text
 
 
 def render(report: Report, **_: Any) -> str:
@@ -38,6 +39,10 @@ def render(report: Report, **_: Any) -> str:
             ET.SubElement(case, "skipped", message=c.summary)
         elif c.status is Status.WARN:
             ET.SubElement(case, "system-out").text = f"warning: {c.summary}\n{body}"
+    for element in suite.iter():  # XML 1.0 forbids most control characters: none get in
+        element.attrib = {k: xml_text(v) for k, v in element.attrib.items()}
+        if element.text:
+            element.text = xml_text(element.text)
     ET.indent(suite)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

@@ -12,13 +12,27 @@ import re
 from typing import Optional
 
 from ampenv.core.model import Report, Status
-from ampenv.util.formats import parse_utc
+from ampenv.util.formats import parse_utc, printable
 
 PREFIX = "ampenv_"
 
 
 def escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
+    """A label value: the format's three escapes (backslash, newline, double quote), and every
+    other character that is not printable as its visible escape with the backslash escaped
+    (ESC reads back as the four characters ``\\x1b``): no value can end or garble a line."""
+    out = []
+    for ch in value:
+        if ch in _LABEL_ESCAPES:
+            out.append(_LABEL_ESCAPES[ch])
+        elif not ch.isprintable():
+            out.append("\\" + printable(ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_LABEL_ESCAPES = {"\\": "\\\\", "\n": "\\n", '"': '\\"'}
 
 
 def _escape_help(text: str) -> str:

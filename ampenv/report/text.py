@@ -17,6 +17,7 @@ import textwrap
 from typing import Any, Optional
 
 from ampenv.core.model import CheckRun, Report, Status
+from ampenv.util.formats import printable
 
 MARKS: dict[Any, str] = {
     Status.PASS: "[✓]",
@@ -49,8 +50,9 @@ def _paint(text: str, status: Status, color: bool) -> str:
 
 
 def _say(text: Any) -> str:
-    """A check's own words (summary, detail, remedy, fact), as printed."""
-    return str(text)
+    """A check's own words (summary, detail, remedy, fact, host), as printed: escaped before
+    colour is added, so a hostile host name or value cannot paint a line of its own."""
+    return printable(str(text))
 
 
 def _wrap(text: str, first: str, indent: int, width: Optional[int]) -> list[str]:
@@ -80,7 +82,8 @@ def _repeats_summary(detail: str, summary: str) -> bool:
 
 def head(profile: str, backend: str, host: str) -> str:
     sep = MARKS["sep"]
-    return f"ampenv doctor {sep} profile {profile} {sep} backend {backend} {sep} {host}"
+    fields = (f"profile {_say(profile)}", f"backend {_say(backend)}", _say(host))
+    return f" {sep} ".join(("ampenv doctor", *fields))
 
 
 def block(
@@ -91,7 +94,9 @@ def block(
     timing = f"  ({c.duration_s:.2f} s)" if verbose else ""
     summary = _say(c.summary)
     mark = MARKS[c.status]
-    first = _wrap(f"{c.title} ({c.id}): {summary}{timing}", f"{mark} ", CHECK_INDENT, width)
+    first = _wrap(
+        f"{_say(c.title)} ({_say(c.id)}): {summary}{timing}", f"{mark} ", CHECK_INDENT, width
+    )
     lines = [_paint(mark, c.status, color) + first[0][len(mark) :], *first[1:]]
     if verbose or c.status not in (Status.PASS, Status.SKIP):
         for d in c.details:

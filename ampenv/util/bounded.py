@@ -34,7 +34,8 @@ class TooLarge(OSError):
     """The file holds more than the caller allowed."""
 
 
-def _kind(mode: int) -> str:
+def kind(mode: int) -> str:
+    """What a file of this mode is, in words: "a FIFO", "a folder", ..."""
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISCHR(mode):
@@ -65,7 +66,7 @@ def open_fd(path: PathLike, *, follow: bool = True) -> int:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise NotRegular(errno.EINVAL, f"{_kind(mode)}, not a regular file", str(path))
+            raise NotRegular(errno.EINVAL, f"{kind(mode)}, not a regular file", str(path))
     except BaseException:
         os.close(fd)
         raise

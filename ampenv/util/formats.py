@@ -1,8 +1,10 @@
-"""One way to write each thing people read: a UTC time, a size in bytes, a count of things."""
+"""One way to write each thing people read: a UTC time, a size in bytes, a count of things,
+and text that reaches a terminal or an XML file with nothing in it that could act there."""
 
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Optional
 
 
@@ -41,3 +43,30 @@ def human_bytes(n: float) -> str:
 def count(n: int, one: str, many: str = "") -> str:
     """``1 entry``, ``2 entries``, ``0 files``."""
     return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: every character that is not printable (escape codes, a
+    carriage return that would overwrite the line, a newline inside one field, bidi controls)
+    written as its Python escape (``\\x1b``, ``\\r``, ``\\u202e``)."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escaped(ch) for ch in text)
+
+
+def printable_lines(text: str) -> str:
+    """Each line of ``text`` made :func:`printable`; the line breaks themselves kept."""
+    return "\n".join(printable(line) for line in text.split("\n"))
+
+
+def _escaped(ch: str) -> str:
+    return ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+_XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids (C0 controls but tab, CR and LF; lone
+    surrogates; U+FFFE and U+FFFF) written as a visible escape instead."""
+    return _XML_FORBIDDEN.sub(lambda m: _escaped(m.group()), text)

@@ -1,0 +1,259 @@
+"""Issue 17, item 1: the one writer replaces only a regular file (or nothing); it writes through
+a character device or a FIFO, and never replaces a symbolic link. Every experiment is inside
+tmp_path: device nodes are made there (skipped when mknod is not permitted)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+from conftest import clean_env, run_ampenv
+
+from ampenv.util import atomic
+
+NULL, FULL = os.makedev(1, 3), os.makedev(1, 7)
+
+
+def _device(path: Path, dev: int) -> Path:
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, dev)
+    except (PermissionError, OSError) as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    return path
+
+
+def _is_char(path: Path) -> bool:
+    return stat.S_ISCHR(os.lstat(path).st_mode)
+
+
+def test_a_character_device_is_written_through_never_replaced(tmp_path: Path) -> None:
+    null = _device(tmp_path / "null", NULL)
+    atomic.write_text(null, "report\n")
+    assert _is_char(null)
+    assert [p.name for p in tmp_path.iterdir()] == ["null"]  # no temp file left behind
+
+
+def test_doctor_output_to_a_null_device_keeps_the_device(tmp_path: Path) -> None:
+    """The red team's case: `ampenv doctor -o /dev/null` as root made /dev/null a file."""
+    null = _device(tmp_path / "null", NULL)
+    ran = run_ampenv("doctor", "--profile", "quick", "-f", "json", "-o", str(null))
+    assert ran.returncode in (0, 1, 3), ran.stderr
+    assert _is_char(null)
+
+
+def test_a_full_device_is_an_error_and_stays_a_device(tmp_path: Path) -> None:
+    full = _device(tmp_path / "full", FULL)
+    with pytest.raises(OSError):
+        atomic.write_text(full, "x" * 100000)
+    assert _is_char(full)
+
+
+def test_a_fifo_is_written_through(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    for _ in range(200):  # the writer refuses a FIFO nobody reads yet: wait for the reader
+        try:
+            atomic.write_text(fifo, "through the pipe\n")
+            break
+        except atomic.UnsafeTarget:
+            threading.Event().wait(0.01)
+    reader.join(5)
+    assert got == [b"through the pipe\n"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_fifo_without_reader_is_refused_not_waited_for(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(atomic.UnsafeTarget, match="nobody reads"):
+        atomic.write_text(fifo, "x")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_symlink_to_a_file_is_refused_and_neither_is_touched(tmp_path: Path) -> None:
+    victim = tmp_path / "shadow"
+    victim.write_text("root:secret\n")
+    link = tmp_path / "report.json"
+    link.symlink_to(victim)
+    with pytest.raises(atomic.UnsafeTarget, match="symbolic link"):
+        atomic.write_text(link, "{}")
+    assert link.is_symlink() and os.readlink(link) == str(victim)
+    assert victim.read_text() == "root:secret\n"
+
+
+def test_a_dangling_symlink_is_refused(tmp_path: Path) -> None:
+    link = tmp_path / "out"
+    link.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(atomic.UnsafeTarget):
+        atomic.write_text(link, "x")
+    assert not (tmp_path / "elsewhere").exists() and link.is_symlink()
+
+
+def test_own_symlink_to_a_device_is_followed(tmp_path: Path) -> None:
+    """`-o /dev/stdout` is a link (root's) to a stream: written through."""
+    null = _device(tmp_path / "null", NULL)
+    link = tmp_path / "stdout"
+    link.symlink_to(null)
+    atomic.write_text(link, "x")
+    assert link.is_symlink() and _is_char(null)
+
+
+def test_another_users_symlink_to_a_device_is_refused(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("needs root to plant another user's link")
+    null = _device(tmp_path / "null", NULL)
+    link = tmp_path / "stdout"
+    link.symlink_to(null)
+    os.lchown(link, 4242, 4242)
+    with pytest.raises(atomic.UnsafeTarget):
+        atomic.write_text(link, "x")
+
+
+@pytest.mark.parametrize("kind", ["folder", "socket"])
+def test_other_kinds_are_refused(tmp_path: Path, kind: str) -> None:
+    target = tmp_path / "out"
+    if kind == "folder":
+        target.mkdir()
+        (target / "keep").write_text("k")
+    else:
+        import socket
+
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(target))
+        s.close()
+    with pytest.raises(atomic.UnsafeTarget):
+        atomic.write_text(target, "x")
+    if kind == "folder":
+        assert (target / "keep").read_text() == "k"
+
+
+def test_a_block_device_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "disk"
+    try:
+        os.mknod(target, stat.S_IFBLK | 0o600, os.makedev(7, 200))
+    except OSError as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    with pytest.raises(atomic.UnsafeTarget, match="block device"):
+        atomic.write_text(target, "x")
+    assert stat.S_ISBLK(os.lstat(target).st_mode)
+
+
+def test_a_regular_file_is_replaced_and_a_new_one_created(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    atomic.write_text(target, "one", mode=0o600)
+    assert target.read_text() == "one" and stat.S_IMODE(target.stat().st_mode) == 0o600
+    atomic.write_text(target, "two")
+    assert target.read_text() == "two" and stat.S_IMODE(target.stat().st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_what_appears_while_writing_is_not_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    with pytest.raises(atomic.UnsafeTarget), atomic.replacing(target) as fh:
+        fh.write(b"new")
+        target.symlink_to(victim)  # planted between the look and the rename
+    assert target.is_symlink() and victim.read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "victim"]
+
+
+def test_a_file_swapped_for_a_link_while_writing_is_not_replaced(tmp_path: Path) -> None:
+    target = tmp_path / "out"
+    target.write_text("old")
+    with pytest.raises(atomic.UnsafeTarget), atomic.replacing(target) as fh:
+        fh.write(b"new")
+        target.unlink()
+        target.symlink_to("/nonexistent")
+    assert target.is_symlink()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["config", "init", "--force", "-o"],
+        ["collect", "--force", "-o"],
+        ["doctor", "--profile", "quick", "--textfile-dir"],
+    ],
+)
+def test_every_command_that_writes_refuses_a_planted_link(tmp_path: Path, command) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    if command[-1] == "--textfile-dir":
+        folder = tmp_path / "textfile"
+        folder.mkdir()
+        (folder / "ampenv.prom").symlink_to(victim)
+        target = folder
+    else:
+        target = tmp_path / "out"
+        target.symlink_to(victim)
+    ran = run_ampenv(*command, str(target), env=clean_env(AMPENV_SYSROOT=str(tmp_path)))
+    assert ran.returncode != 0
+    assert "symbolic link" in ran.stderr
+    assert victim.read_text() == "keep"
+
+
+def _writers(tmp_path: Path):
+    """Every writer of the project, each aimed at ``target``."""
+    from ampenv.integrations import certificate, collect, slurm, textfile
+    from ampenv.repair import clean
+
+    def marker(target: Path) -> None:
+        from ampenv.knowledge.caches import MARKER
+
+        (target.parent / MARKER).unlink(missing_ok=True)
+        os.rename(target, target.parent / MARKER)
+        try:
+            clean.write_marker(target.parent, "8.5.0", 0.0)
+        finally:
+            os.rename(target.parent / MARKER, target)
+
+    def verdict(target: Path) -> None:
+        lock = target.with_name("hook.lock")
+        os.rename(target, slurm.verdict_path(lock))
+        try:
+            slurm.write_text(slurm.verdict_path(lock), "{}\n")
+        finally:
+            os.rename(slurm.verdict_path(lock), target)
+
+    def prom(target: Path) -> None:
+        textfile.write_textfile(target.parent, "x 1\n", name=target.name)
+
+    return {
+        "certificate": lambda t: certificate.write(str(t), {"a": 1}),
+        "bundle": lambda t: collect.write_bundle(t, {"a": b"1"}),
+        "textfile": prom,
+        "clean marker": marker,
+        "hook verdict": verdict,
+    }
+
+
+@pytest.mark.parametrize(
+    "writer", ["certificate", "bundle", "textfile", "clean marker", "hook verdict"]
+)
+def test_every_writer_keeps_a_device_and_refuses_a_link(tmp_path: Path, writer: str) -> None:
+    write = _writers(tmp_path)[writer]
+    null = _device(tmp_path / "out", NULL)
+    with contextlib.suppress(OSError):  # refusing is allowed too; replacing is not
+        write(null)
+    assert _is_char(null)
+    null.unlink()
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    link = tmp_path / "out"
+    link.symlink_to(victim)
+    with pytest.raises(OSError):
+        write(link)
+    assert link.is_symlink() and victim.read_text() == "keep"
