@@ -66,7 +66,7 @@ def test_metrics_follow_their_definitions():
 def test_recorded_cpu_runs_pass_with_figures_side_by_side():
     result = _judge()
     assert result.status is Status.PASS, result.summary
-    assert "informational on cpu" in result.summary
+    assert "not judged on CPU without native bf16" in result.summary
     assert any(d.startswith("throughput: fp32") for d in result.details)
     assert set(result.metrics) >= CONTRACT_METRICS
 
@@ -100,10 +100,10 @@ def test_departure_from_fp32_beyond_tolerance_fails():
     assert result.summary.startswith("AMP departs from FP32")
 
 
-def test_npu_expectations_warn_and_show_expected():
+def test_npu_expectations_fail_and_show_expected():
     result = _judge("npu")  # this CPU's speedup judged by the article's NPU figures
-    assert result.status is Status.WARN
-    assert "below the expected 1.8x (measured twice)" in result.summary
+    assert result.status is Status.FAIL
+    assert "below the expected 1.8x for Ascend chip not recognised (measured" in result.summary
     assert "expected ≥ 1.8x" in " ".join(result.details)
     assert result.remedy
 
@@ -137,7 +137,8 @@ def test_low_speedup_is_measured_once_more(monkeypatch):
 def test_plan_defaults_per_device_and_settings_override():
     none = dict.fromkeys(("opt_level", "dtype", "image_size", "batch_size", "steps", "warmup"))
     cpu = runner.plan("cpu", {**none, "threads": 0}, cpu_count=2)
-    assert (cpu.opt_level, cpu.dtype, cpu.threads) == ("O1", "bfloat16", 1)
+    assert (cpu.opt_level, cpu.dtype) == ("O1", "bfloat16")
+    assert cpu.threads == runner.usable_cpus(2)  # every CPU the process may use
     npu = runner.plan("npu", {**none, "threads": 0}, cpu_count=192)
     assert (npu.image_size, npu.opt_level, npu.dtype, npu.threads) == (224, "O2", None, 0)
     mine = runner.plan("cuda", {**none, "threads": 0, "image_size": 96, "dtype": "bfloat16"}, 8)
@@ -186,7 +187,15 @@ def _finish(p: subprocess.Popen, timeout: float = 240) -> dict:
     return Ran(p.returncode, out, err).check("smoke.resnet50")
 
 
-SHORT = {"steps": 2, "warmup": 1}
+# Short and small whatever this CPU's class; AMP's worth is not what these tests judge.
+SHORT = {
+    "steps": 2,
+    "warmup": 1,
+    "image_size": 64,
+    "batch_size": 2,
+    "min_speedup": 0.0,
+    "min_mem_reduction": -1.0,
+}
 
 
 @pytest.mark.slow

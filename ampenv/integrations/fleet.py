@@ -278,8 +278,10 @@ def load_baseline(path: str) -> dict[str, Any]:
         raise FleetError(f"{path}: not an {BASELINE_SCHEMA} file")
     for g in body["groups"]:
         rate = g.get("median_amp_img_per_s") if isinstance(g, dict) else None
-        if not isinstance(g, dict) or not isinstance(g.get("key"), dict) or not (
-            isinstance(rate, (int, float)) and rate > 0
+        if (
+            not isinstance(g, dict)
+            or not isinstance(g.get("key"), dict)
+            or not (isinstance(rate, (int, float)) and rate > 0)
         ):
             raise FleetError(f"{path}: a group without a key or a positive median_amp_img_per_s")
     return body
@@ -304,12 +306,20 @@ def compare_to_baseline(
     rate = metrics.get("amp_img_per_s")
     group = next((g for g in base["groups"] if _canon(g["key"]) == _canon(key)), None)
     if group is None or rate is None:
-        return Comparison(True, "baseline: no figures for this node's group (not compared)",
-                          {"group": key, "compared": False})
+        return Comparison(
+            True,
+            "baseline: no figures for this node's group (not compared)",
+            {"group": key, "compared": False},
+        )
     median = float(group["median_amp_img_per_s"])
     ratio = rate / median
-    facts_out = {"group": key, "compared": True, "median_amp_img_per_s": median,
-                 "ratio": ratio, "max_shortfall": max_shortfall}
+    facts_out = {
+        "group": key,
+        "compared": True,
+        "median_amp_img_per_s": median,
+        "ratio": ratio,
+        "max_shortfall": max_shortfall,
+    }
     if ratio < 1 - max_shortfall:
         return Comparison(
             False,

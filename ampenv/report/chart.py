@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-FP32, AMP, BOTH = "o", "*", "@"
+FP32, AMP = "o", "*"
 
 
 def _finite(values: list[Any]) -> list[Optional[float]]:
@@ -48,24 +48,22 @@ def render(
     def row_of(v: float) -> int:
         return round((top - v) / span * (height - 1))
 
-    for series, mark in ((f32, FP32), (amp, AMP)):
+    for offset, (series, mark) in enumerate(((f32, FP32), (amp, AMP))):
         for i, v in enumerate(series):
-            if v is None:
-                continue
-            col = i * cell + 1
-            here = grid[row_of(v)][col]
-            grid[row_of(v)][col] = BOTH if here not in (" ", mark) else mark
+            if v is not None:  # side by side in the step's cell: neither hides the other
+                grid[row_of(v)][i * cell + offset] = mark
     label_width = max(len(f"{top:.3g}"), len(f"{bottom:.3g}"), 5)
-    lines = ["loss per step (o fp32, * amp, @ both)"]
+    lines = ["loss per step (o fp32, * amp)"]
     for r, cells in enumerate(grid):
         label = f"{top:.3g}" if r == 0 else f"{bottom:.3g}" if r == height - 1 else ""
         lines.append(f"{label:>{label_width}} ┤{''.join(cells).rstrip()}")
     lines.append(" " * label_width + " └" + "─" * (steps * cell))
-    lines.append(" " * label_width + "  " + "".join(f"{i + 1:^{cell}}" for i in range(steps)))
+    lines.append(" " * label_width + "  " + "".join(f"{i + 1:<{cell}}" for i in range(steps)))
     scales = _finite(list(loss_scales or []))[:max_steps]
     if scales:
         lines.append(
-            f"{'scale':>{label_width}}  " + "".join(f"{_scale_label(s):^{cell}}" for s in scales)
+            f"{'scale':>{label_width}}  "
+            + "".join(f"{_scale_label(s):<{cell}}" for s in scales)
             + "  (log2 of the AMP loss scale after each step)"
         )
     bad = [i + 1 for i, v in enumerate(amp) if v is None]

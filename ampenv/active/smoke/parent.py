@@ -44,6 +44,7 @@ class Plan:
     threads: int  # CPU threads per child; 0: torch's default
     channels_last: bool = False
     tf32: bool = False  # also measure FP32 with TF32/HF32 allowed (CUDA, NPU)
+    coverage: bool = True  # one more AMP step under amp.coverage (costly where bf16 is emulated)
 
     def args(self, mode: str, logits_out: Path) -> list[str]:
         argv = [
@@ -54,6 +55,7 @@ class Plan:
             *("--logits-out", str(logits_out)),
         ]
         argv += ["--channels-last"] if self.channels_last else []
+        argv += [] if self.coverage else ["--no-coverage"]
         return argv + (["--dtype", self.dtype] if self.dtype else [])
 
 
@@ -81,8 +83,15 @@ def plan(
     # and its figures go into the certificate for the fleet to compare (threads recorded).
     threads = settings.get("threads") or (usable_cpus(cpu_count) if backend == "cpu" else 0)
     tf32 = backend != "cpu" and bool(settings.get("measure_tf32", True))
+    coverage = bool(sizes.get("coverage", True))
     result = Plan(
-        backend, opt_level=opt_level, dtype=dtype, threads=threads, tf32=tf32, **chosen
+        backend,
+        opt_level=opt_level,
+        dtype=dtype,
+        threads=threads,
+        tf32=tf32,
+        coverage=coverage,
+        **chosen,
     )
     if result.opt_level not in OPT_LEVELS:
         raise ValueError(
@@ -225,6 +234,7 @@ def facts(plan: Plan, outcome: Outcome) -> dict[str, Any]:
     shown = asdict(plan)
     dtype = shown.pop("dtype")
     shown.pop("tf32")
+    shown.pop("coverage")
     return {
         **shown,
         "threads": amp.get("threads", plan.threads),

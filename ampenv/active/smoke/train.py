@@ -54,6 +54,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     p.add_argument("--dtype", choices=("float16", "bfloat16"), default=None)
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--channels-last", action="store_true", help="NHWC model and images")
+    p.add_argument("--no-coverage", action="store_true", help="skip the AMP coverage step")
     p.add_argument("--logits-out", required=True)
     return p.parse_args(argv)
 
@@ -247,7 +248,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         scaler = amp.loss_scaler()
         out["overflow_steps"] = scaler.overflow_steps
         out["final_loss_scale"] = float(scaler.scale)
-        out["coverage"] = _coverage(amp, model, images, labels, getattr(torch, out["amp_dtype"]))
+        if not args.no_coverage:
+            dtype = getattr(torch, out["amp_dtype"])
+            out["coverage"] = _coverage(amp, model, images, labels, dtype)
     return out
 
 

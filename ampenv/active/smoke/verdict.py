@@ -304,9 +304,12 @@ def judge(
     findings = _loss_findings(metrics, amp, t) + _performance_findings(metrics, t, attempts)
     finite, other = split_finite(metrics)
     klass = t.device_class
-    facts = {**facts, "device_class": klass.to_facts() if klass else None,
-             "amp_judged": t.judged,
-             "amp_recommended": klass.judged if klass else None}
+    facts = {
+        **facts,
+        "device_class": klass.to_facts() if klass else None,
+        "amp_judged": t.judged,
+        "amp_recommended": klass.judged if klass else None,
+    }
     if other:
         facts["non_finite_metrics"] = other
     device = facts["device"]
