@@ -18,10 +18,10 @@ mkdir -p "$CERTS"
 certify() {  # name, then the command prefix that shapes the node
     local node=$1
     shift
-    local start=$SECONDS
+    local start=$SECONDS code=0
     AMPENV_NODE=$node "$@" "$AMPENV" certify --certificate "$CERTS/$node.json" --no-chart \
-        >"$CERTS/$node.log" 2>&1 || true
-    echo "$node: certify exit $? in $((SECONDS - start)) s ($(tail -n 1 "$CERTS/$node.log"))"
+        >"$CERTS/$node.log" 2>&1 || code=$?
+    echo "$node: certify exit $code in $((SECONDS - start)) s ($(tail -n 1 "$CERTS/$node.log"))"
 }
 
 certify node-1 env
