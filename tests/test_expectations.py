@@ -79,7 +79,9 @@ def test_plan_takes_the_class_sizes_and_settings_override():
     mine = runner.plan("cpu", {**none, "threads": 3, "channels_last": False}, 2, native_sizes())
     assert (mine.threads, mine.channels_last) == (3, False)
     cuda = runner.plan("cuda", {**none, "threads": 0}, 8, ex.CUDA_TENSOR_CORES.sizes)
-    assert cuda.tf32 and cuda.opt_level == "O2" and "--channels-last" not in cuda.args("fp32", "x")
+    assert cuda.tf32 and cuda.opt_level == "O2" and "--channels-last" in cuda.args("fp32", "x")
+    npu = runner.plan("npu", {**none, "threads": 0}, 8, ex.NPU_CLASSES["910B"].sizes)
+    assert not npu.channels_last and npu.image_size == 224
 
 
 def native_sizes():

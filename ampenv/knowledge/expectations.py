@@ -110,6 +110,9 @@ _CPU_EMULATED_SIZES = {
     "coverage": False,
 }
 _DEVICE_SIZES = {"image_size": 224, "batch_size": 64, "steps": 30, "warmup": 5}
+# channels_last on CUDA: cuDNN's tensor-core convolutions want NHWC (NVIDIA's ResNet50 recipe
+# trains with --memory-format nhwc); Ascend keeps its own 5-D formats, so NPU stays NCHW.
+_CUDA_SIZES = {**_DEVICE_SIZES, "channels_last": True}
 
 CPU_NATIVE = DeviceClass(
     "cpu-native-bf16",
@@ -195,7 +198,7 @@ CUDA_TENSOR_CORES = DeviceClass(
     0.40,
     "tensor cores run fp16 (and bf16 from 8.0) several times faster than FP32: NVIDIA measures "
     "2.6x over TF32 on A100 and 3.3x over FP32 on V100 for ResNet50",
-    sizes=_DEVICE_SIZES,
+    sizes=_CUDA_SIZES,
     dtypes=("float16", "bfloat16"),
     anchors=("a100", "v100"),
 )
@@ -208,7 +211,7 @@ CUDA_NO_TENSOR_CORES = DeviceClass(
     None,
     "AMP is not recommended on this GPU: without tensor cores (compute capability below 7.0) "
     "fp16 brings little speed; only correctness is judged",
-    sizes=_DEVICE_SIZES,
+    sizes=_CUDA_SIZES,
     dtypes=("float16",),
 )
 CUDA_UNKNOWN = DeviceClass(
@@ -219,7 +222,7 @@ CUDA_UNKNOWN = DeviceClass(
     1.8,
     0.40,
     "a training GPU is expected to have tensor cores",
-    sizes=_DEVICE_SIZES,
+    sizes=_CUDA_SIZES,
     dtypes=("float16",),
     anchors=("a100", "v100"),
 )
