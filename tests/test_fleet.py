@@ -66,8 +66,9 @@ def test_the_half_speed_node_is_the_only_outlier(tmp_path):
     assert status == {"node-a": "ok", "node-b": "ok", "node-c": "ok", "node-d": "outlier"}
     assert result.exit_code == 1 and len(result.groups) == 1
     slow = next(n for n in result.nodes if n.host == "node-d")
-    assert slow.ratio_to_median == pytest.approx(5.1 / 9.9)
-    assert "below the group median" in slow.reason and "certify it again" in slow.reason
+    assert slow.ratio_to_median == pytest.approx(5.1 / 10.0)  # the median of its 3 peers
+    assert slow.peer_median_img_per_s == pytest.approx(10.0)
+    assert "below the median 10 of its 3 peers" in slow.reason and "certify it again" in slow.reason
 
 
 def test_a_node_a_few_percent_off_in_a_tight_group_is_not_flagged(tmp_path):
@@ -161,13 +162,13 @@ def test_cli_exit_codes_json_and_baseline(tmp_path):
     assert run_ampenv("fleet", str(folder), "--format", "xml").returncode == 2
     assert run_ampenv("fleet", str(folder), "--min-gap", "2").returncode == 2
     loaded = fleet.load_baseline(str(base))
-    assert loaded["groups"][0]["median_amp_img_per_s"] == pytest.approx(10.0)
+    assert loaded["groups"][0]["median_img_per_s"] == pytest.approx(10.0)
 
 
 def test_baseline_comparison_fails_a_node_short_of_its_group(tmp_path):
     result = fleet.read([str(write_certs(tmp_path, FOUR))])
     base = fleet.baseline(result)
-    assert base["groups"][0]["median_amp_img_per_s"] == pytest.approx(10.0)  # outlier left out
+    assert base["groups"][0]["median_img_per_s"] == pytest.approx(10.0)  # outlier left out
     metrics = {"amp_img_per_s": 8.5}
     short = fleet.compare_to_baseline("cpu", FACTS, metrics, base, 0.10)
     assert not short.ok and "15% below the fleet baseline" in short.message
@@ -205,9 +206,15 @@ def test_certify_fails_a_node_short_of_the_baseline(tmp_path, monkeypatch):
         return runner.Outcome(runner.Run(fp32, []), runner.Run(amp, []), metrics, [0.15])
 
     monkeypatch.setattr(runner, "smoke", replay)
-    measured = runs["amp"]["img_per_s"]
-    facts = {**FACTS, "threads": 1}
-    folder = write_certs(tmp_path / "certs", {h: measured * 1.5 for h in ("a", "b", "c")}, **facts)
+    # This planted CPU has no native bf16: AMP is not recommended, its FP32 figure is compared.
+    measured = runs["fp32"]["img_per_s"]
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    for host in ("a", "b", "c"):
+        body = make_cert(host, 0.1, threads=1, amp_recommended=False)
+        body["smoke"]["metrics"]["fp32_img_per_s"] = measured * 1.5
+        body["digest"] = cert_mod.digest(body)
+        (folder / f"{host}.json").write_text(json.dumps(body))
     base = tmp_path / "baseline.json"
     fleet.write_baseline(str(base), fleet.read([str(folder)]))
 
@@ -220,8 +227,28 @@ def test_certify_fails_a_node_short_of_the_baseline(tmp_path, monkeypatch):
 
     slow = run_check(f'[certificate]\nbaseline = "{base}"\n')
     assert slow.status is Status.FAIL, slow.summary
-    assert "below the fleet baseline" in slow.summary and slow.remedy
+    assert "FP32" in slow.summary and "below the fleet baseline" in slow.summary
+    assert slow.remedy
     fine = run_check(f'[certificate]\nbaseline = "{base}"\nbaseline_max_shortfall = 0.5\n')
     assert fine.status is Status.PASS and fine.facts["baseline"]["compared"]
     missing = run_check(f'[certificate]\nbaseline = "{tmp_path}/nope.json"\n')
     assert missing.status is Status.ERROR and "no such file" in missing.summary
+
+
+def test_where_amp_is_not_recommended_fp32_throughput_is_compared(tmp_path):
+    """An emulated-bf16 CPU trains in FP32, and its AMP figure does not follow its cores."""
+    rates = {"a": 9.9, "b": 8.3, "c": 9.5, "one-thread": 5.7}
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    for host, fp32 in rates.items():
+        body = make_cert(host, 0.63, amp_recommended=False)
+        body["smoke"]["metrics"]["fp32_img_per_s"] = fp32
+        body["digest"] = cert_mod.digest(body)
+        (folder / f"{host}.json").write_text(json.dumps(body))
+    result = fleet.read([str(folder)])
+    assert [n.host for n in result.outliers] == ["one-thread"]
+    assert result.groups[0].figure == "fp32_img_per_s"
+    slow = result.outliers[0]
+    assert slow.amp_img_per_s == pytest.approx(0.63) and slow.img_per_s == pytest.approx(5.7)
+    assert slow.reason.startswith("FP32 5.7 img/s")
+    assert "FP32 (AMP not recommended here) median" in render(result.to_json())

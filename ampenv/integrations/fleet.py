@@ -9,8 +9,10 @@ ampenv version (the group key). Within a group of at least ``min_group`` nodes a
 ``mad_k`` robust standard deviations (1.4826 x the median absolute deviation) and ``min_gap``
 of the median:
 
-- the median and MAD are not dragged by the slow node itself (a mean and a standard deviation
-  are: one node at half speed in a group of four moves the mean by 12%);
+- each node is judged against its peers, the group without it, by their median and MAD: the
+  slow node does not drag the reference (a mean and a standard deviation would be dragged even
+  without it: one node at half speed in a group of four moves the mean by 12%), nor widen the
+  spread it is measured with;
 - the relative gap keeps a tight, healthy group from flagging a node 2% off (MAD near 0). 10%:
   SuperBench flags a 5% degradation against a baseline measured under controlled conditions;
   certify's smoke run is seconds long, on nodes that may share CPUs, so twice that margin.
@@ -18,6 +20,11 @@ of the median:
   chip 30% slow from throttling or a bad HBM stack must be caught, so the gap stays well below
   50%;
 - with fewer than 3 nodes nothing says which one is slow: they are reported ``alone``.
+
+The figure compared is the AMP images/s, except on a device class where AMP is not recommended
+(a CPU without native bf16): nodes there train in FP32, and the emulated AMP figure does not even
+follow the CPUs a node has (measured on a 2-core AVX2 EPYC: 0.64 AMP img/s with one thread, 0.61
+and 0.69 with two, against 5.7 and 8.3-9.9 FP32 img/s), so their FP32 images/s is compared.
 
 Torch-free and deterministic: certificates are read in sorted path order and every figure is a
 pure function of them.
@@ -67,17 +74,25 @@ class Rule:
         )
 
 
+AMP, FP32 = "amp_img_per_s", "fp32_img_per_s"
+
+
 @dataclass
 class Node:
     host: str
     path: str
     status: str  # ok | outlier | alone | invalid
     amp_img_per_s: Optional[float] = None
-    ratio_to_median: Optional[float] = None
+    ratio_to_median: Optional[float] = None  # of the compared figure
+    # The figure compared: amp_img_per_s, or fp32_img_per_s where AMP is not recommended.
+    figure: str = AMP
+    img_per_s: Optional[float] = None  # its value
     reason: str = ""
     group: Optional[int] = None  # index in Fleet.groups
     key: Optional[dict[str, Any]] = None
     figures: dict[str, Any] = field(default_factory=dict)
+    peer_median_img_per_s: Optional[float] = None  # the median of the group without this node
+    threshold_img_per_s: Optional[float] = None  # below it this node is an outlier
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -89,9 +104,9 @@ class Node:
 class Group:
     key: dict[str, Any]
     nodes: int
-    median_amp_img_per_s: float
+    figure: str  # amp_img_per_s or fp32_img_per_s
+    median_img_per_s: float  # of all its nodes
     mad: float
-    threshold_img_per_s: Optional[float]  # below it a node is an outlier; None: not judged
 
 
 @dataclass
@@ -181,19 +196,47 @@ def read_node(path: Path) -> Node:
         return Node(host, str(path), "invalid", reason="no smoke training in this certificate")
     facts = smoke.get("facts") if isinstance(smoke.get("facts"), dict) else {}
     metrics = smoke["metrics"]
-    rate = metrics.get("amp_img_per_s")
-    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not rate > 0:
-        return Node(host, str(path), "invalid", reason="no AMP images/s in this certificate")
+    figure = compared_figure(facts)
+    rate, amp = metrics.get(figure), metrics.get(AMP)
+    if not _positive(rate):
+        return Node(host, str(path), "invalid", reason=f"no {figure} in this certificate")
     key = group_key(body["backend"], facts, body["ampenv_version"], _device(body, facts))
-    return Node(host, str(path), "ok", float(rate), key=key, figures=_figures(facts, metrics))
+    return Node(
+        host,
+        str(path),
+        "ok",
+        float(amp) if _positive(amp) else None,
+        figure=figure,
+        img_per_s=float(rate),
+        key={**key, "figure": figure},
+        figures=_figures(facts, metrics),
+    )
+
+
+def _positive(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0
+
+
+def compared_figure(facts: dict[str, Any]) -> str:
+    """FP32 images/s where the certificate says AMP is not recommended, else AMP's."""
+    return FP32 if facts.get("amp_recommended") is False else AMP
 
 
 def _canon(key: dict[str, Any]) -> str:
     return json.dumps(key, sort_keys=True)
 
 
+def _limit(rates: list[float], rule: Rule) -> tuple[float, float]:
+    """The median of ``rates`` and the figure below which a node is an outlier against them."""
+    median = statistics.median(rates)
+    mad = statistics.median(abs(r - median) for r in rates)
+    return median, median - max(rule.mad_k * MAD_SIGMA * mad, rule.min_gap * median)
+
+
 def judge(nodes: list[Node], rule: Rule = Rule()) -> Fleet:
-    """Group the valid nodes and flag the slow ones (see the module's docstring)."""
+    """Group the valid nodes and flag the slow ones (see the module's docstring). Each node is
+    judged against its peers (the group without it): a slow node does not widen the spread it
+    is measured with."""
     by_key: dict[str, list[Node]] = {}
     for n in nodes:
         if n.status != "invalid":
@@ -201,32 +244,38 @@ def judge(nodes: list[Node], rule: Rule = Rule()) -> Fleet:
     groups: list[Group] = []
     for index, canon in enumerate(sorted(by_key)):
         members = by_key[canon]
-        rates = [n.amp_img_per_s or 0.0 for n in members]
+        rates = [n.img_per_s or 0.0 for n in members]
         median = statistics.median(rates)
         mad = statistics.median(abs(r - median) for r in rates)
         judged = len(members) >= rule.min_group
-        margin = max(rule.mad_k * MAD_SIGMA * mad, rule.min_gap * median)
-        threshold = median - margin if judged else None
-        groups.append(Group(json.loads(canon), len(members), median, mad, threshold))
-        for n in members:
+        key = json.loads(canon)
+        figure = key.pop("figure", AMP)
+        what = "AMP" if figure == AMP else "FP32"
+        groups.append(Group(key, len(members), figure, median, mad))
+        for i, n in enumerate(members):
             n.group = index
-            rate = n.amp_img_per_s or 0.0
-            n.ratio_to_median = rate / median if median else None
+            rate = n.img_per_s or 0.0
             if not judged:
+                n.ratio_to_median = rate / median if median else None
                 n.status = "alone"
                 n.reason = (
                     f"{len(members)} comparable node(s): at least {rule.min_group} are needed "
                     "to tell a slow one"
                 )
-            elif threshold is not None and rate < threshold:
+                continue
+            peers, limit = _limit(rates[:i] + rates[i + 1 :], rule)
+            n.ratio_to_median = rate / peers if peers else None
+            n.peer_median_img_per_s, n.threshold_img_per_s = peers, limit
+            if rate < limit:
                 n.status = "outlier"
                 n.reason = (
-                    f"{rate:.3g} img/s is {1 - rate / median:.0%} below the group median "
-                    f"{median:.3g} (flagged below {threshold:.3g}): check clocks, power cap, "
-                    "other jobs and the driver on this node, then certify it again"
+                    f"{what} {rate:.3g} img/s is {1 - rate / peers:.0%} below the median "
+                    f"{peers:.3g} of its {len(members) - 1} peers (flagged below {limit:.3g}): "
+                    "check clocks, power cap, other jobs and the driver on this node, then "
+                    "certify it again"
                 )
             else:
-                n.status, n.reason = "ok", f"within the group (flagged below {threshold:.3g})"
+                n.status, n.reason = "ok", f"within its peers (flagged below {limit:.3g})"
     return Fleet(rule, groups, nodes)
 
 
@@ -238,17 +287,18 @@ def read(paths: list[str], rule: Rule = Rule()) -> Fleet:
 
 # -- baseline: the group figures a later certify compares one node with ----------------------
 def baseline(fleet: Fleet) -> dict[str, Any]:
-    """Per group, the median AMP images/s of its nodes that are not outliers."""
+    """Per group, the median of the compared figure over its nodes that are not outliers."""
     groups = []
     for index, g in enumerate(fleet.groups):
         good = [
-            n.amp_img_per_s or 0.0
+            n.img_per_s or 0.0
             for n in fleet.nodes
             if n.group == index and n.status in ("ok", "alone")
         ]
         if good:
+            median = statistics.median(good)
             groups.append(
-                {"key": g.key, "median_amp_img_per_s": statistics.median(good), "nodes": len(good)}
+                {"key": g.key, "figure": g.figure, "median_img_per_s": median, "nodes": len(good)}
             )
     return {"schema": BASELINE_SCHEMA, "ampenv_version": __version__, "groups": groups}
 
@@ -277,13 +327,9 @@ def load_baseline(path: str) -> dict[str, Any]:
     if not ok or not isinstance(body.get("groups"), list):
         raise FleetError(f"{path}: not an {BASELINE_SCHEMA} file")
     for g in body["groups"]:
-        rate = g.get("median_amp_img_per_s") if isinstance(g, dict) else None
-        if (
-            not isinstance(g, dict)
-            or not isinstance(g.get("key"), dict)
-            or not (isinstance(rate, (int, float)) and rate > 0)
-        ):
-            raise FleetError(f"{path}: a group without a key or a positive median_amp_img_per_s")
+        ok = isinstance(g, dict) and isinstance(g.get("key"), dict)
+        if not ok or g.get("figure") not in (AMP, FP32) or not _positive(g.get("median_img_per_s")):
+            raise FleetError(f"{path}: a group without a key, a figure or a positive median")
     return body
 
 
@@ -301,34 +347,41 @@ def compare_to_baseline(
     base: dict[str, Any],
     max_shortfall: float,
 ) -> Comparison:
-    """This node's AMP images/s against its group's figure in ``base``."""
+    """This node's images/s (AMP's, or FP32's where AMP is not recommended) against its
+    group's figure in ``base``."""
     key = group_key(backend, facts, __version__, str(facts.get("device_model") or backend))
-    rate = metrics.get("amp_img_per_s")
-    group = next((g for g in base["groups"] if _canon(g["key"]) == _canon(key)), None)
-    if group is None or rate is None:
+    figure = compared_figure(facts)
+    rate = metrics.get(figure)
+    group = next(
+        (g for g in base["groups"] if _canon(g["key"]) == _canon(key) and g["figure"] == figure),
+        None,
+    )
+    what = "AMP" if figure == AMP else "FP32"
+    if group is None or not _positive(rate):
         return Comparison(
             True,
             "baseline: no figures for this node's group (not compared)",
             {"group": key, "compared": False},
         )
-    median = float(group["median_amp_img_per_s"])
+    median = float(group["median_img_per_s"])
     ratio = rate / median
     facts_out = {
         "group": key,
         "compared": True,
-        "median_amp_img_per_s": median,
+        "figure": figure,
+        "median_img_per_s": median,
         "ratio": ratio,
         "max_shortfall": max_shortfall,
     }
     if ratio < 1 - max_shortfall:
         return Comparison(
             False,
-            f"AMP {rate:.3g} img/s is {1 - ratio:.0%} below the fleet baseline {median:.3g} "
+            f"{what} {rate:.3g} img/s is {1 - ratio:.0%} below the fleet baseline {median:.3g} "
             f"img/s of its group (at most {max_shortfall:.0%} allowed)",
             facts_out,
         )
     return Comparison(
         True,
-        f"baseline: AMP {rate:.3g} img/s is {ratio:.2f}x the group's {median:.3g} img/s",
+        f"baseline: {what} {rate:.3g} img/s is {ratio:.2f}x the group's {median:.3g} img/s",
         facts_out,
     )

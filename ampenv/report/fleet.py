@@ -31,21 +31,20 @@ def render(fleet: dict[str, Any]) -> str:
     ]
     width = max((len(_safe(n["host"])) for n in nodes), default=4)
     for index, g in enumerate(groups):
-        limit = g["threshold_img_per_s"]
-        judged = f"flagged below {limit:.3g} img/s" if limit is not None else "not judged"
+        what = "AMP" if g["figure"] == "amp_img_per_s" else "FP32 (AMP not recommended here)"
         lines += [
             "",
             f"group {index + 1}: {_safe(_key(g['key']))}",
-            f"  {g['nodes']} node(s), AMP median {g['median_amp_img_per_s']:.3g} img/s, "
-            f"MAD {g['mad']:.3g}; {judged}",
+            f"  {g['nodes']} node(s), {what} median {g['median_img_per_s']:.3g} img/s, "
+            f"MAD {g['mad']:.3g}; each node against the median of its peers",
         ]
         members = [n for n in nodes if n["group"] == index]
-        for n in sorted(members, key=lambda n: (n["amp_img_per_s"] or 0.0, n["host"])):
+        for n in sorted(members, key=lambda n: (n["img_per_s"] or 0.0, n["host"])):
             threads = n["figures"].get("threads")
             extra = f", {threads} thread(s)" if threads else ""
             lines.append(
                 f"  {MARKS[n['status']]} {_safe(n['host']):<{width}}  "
-                f"{n['amp_img_per_s']:8.3g} img/s  {n['ratio_to_median']:.2f}x median{extra}"
+                f"{n['img_per_s']:8.3g} img/s  {n['ratio_to_median']:.2f}x peers{extra}"
                 + (f"  {n['status']}: {_safe(n['reason'])}" if n["status"] != "ok" else "")
             )
     invalid = [n for n in nodes if n["status"] == "invalid"]
