@@ -69,8 +69,8 @@ class Rule:
 
     def describe(self) -> str:
         return (
-            f"below the group median by more than {self.min_gap:.0%} and {self.mad_k:g} x "
-            f"{MAD_SIGMA} x MAD; groups of {self.min_group}+ nodes"
+            f"below the median of its peers by more than {self.min_gap:.0%} and "
+            f"{self.mad_k:g} x {MAD_SIGMA} x their MAD; groups of {self.min_group}+ nodes"
         )
 
 
