@@ -45,6 +45,11 @@ def _dtype_refused(ctx: CheckContext, setting_key: str) -> Result | None:
         'dtype = "bfloat16" or opt_level = "O1" in [checks."smoke.resnet50"]',
         'dtype = "float16" in [checks."smoke.resnet50"] (a chip without bf16, as the 910A)',
         "stop other jobs on the device (npu-smi info / nvidia-smi) and certify again",
+        "a slow AMP on a judged device class: check clocks, power cap and driver; or set "
+        'min_speedup / min_mem_reduction in [checks."smoke.resnet50"] for a device known to '
+        "gain less",
+        "short of the fleet baseline: compare with peers (`ampenv fleet certs/`), fix the node, "
+        "certify again; refresh the baseline with `ampenv fleet certs/ --baseline-out FILE`",
     ),
     settings={
         "opt_level": Setting(str, None, "AMP opt level (default O2 on NPU/CUDA, O1 on CPU)"),
