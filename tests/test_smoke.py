@@ -251,3 +251,12 @@ def test_killed_child_is_an_error(tmp_path):
     smoke = _finish(_start(_config(tmp_path), AMPENV_SMOKE_FAULT="kill"), timeout=60)
     assert smoke["status"] == "error"
     assert smoke["summary"].endswith("was killed by SIGKILL")
+
+
+def test_cpu_children_wait_passively_unless_the_node_says_otherwise():
+    none = dict.fromkeys(("opt_level", "dtype", "image_size", "batch_size", "steps", "warmup"))
+    cpu = runner.plan("cpu", {**none, "threads": 0}, 2)
+    assert runner.child_env(cpu, {"PATH": "/bin"})["OMP_WAIT_POLICY"] == "PASSIVE"
+    assert runner.child_env(cpu, {"OMP_WAIT_POLICY": "ACTIVE"})["OMP_WAIT_POLICY"] == "ACTIVE"
+    npu = runner.plan("npu", {**none, "threads": 0}, 8)
+    assert "OMP_WAIT_POLICY" not in runner.child_env(npu, {})

@@ -156,6 +156,17 @@ def _stderr_tail(text: str) -> list[str]:
     return child.tail("\n".join(ln for ln in text.splitlines() if not ln.startswith(PROGRESS)))
 
 
+def child_env(plan: Plan, env: dict[str, str]) -> dict[str, str]:
+    """On CPU, OpenMP threads that sleep at a barrier instead of spinning (unless the node sets
+    OMP_WAIT_POLICY itself). Measured on a shared 2-core EPYC, ResNet50 at 64 px, batch 2, two
+    threads, while other processes ran: 0.8-1.1 s per FP32 step passive, 1.5-13 s spinning (the
+    default); one thread 0.7-1.0 s. A spinning thread burns the slice its preempted sibling
+    needs, so the figure would measure the neighbours more than the node."""
+    if plan.device != "cpu" or "OMP_WAIT_POLICY" in env:
+        return env
+    return {**env, "OMP_WAIT_POLICY": "PASSIVE"}
+
+
 def run_child(
     plan: Plan,
     mode: str,
@@ -166,6 +177,7 @@ def run_child(
 ) -> Run:
     """One training run in its own process. Raises SmokeError when it gives no result."""
     logits_out = workdir / f"logits-{mode}.json"
+    env = child_env(plan, env)
     result, payload = child.run_module(
         MODULE, plan.args(mode, logits_out), timeout, env=env, on_stderr_line=on_line
     )
@@ -242,6 +254,7 @@ def facts(plan: Plan, outcome: Outcome) -> dict[str, Any]:
         "device_name": amp.get("device_name"),
         "chip": amp.get("chip"),
         "fp32_math": fp32.get("fp32_math", "ieee"),
+        "omp_wait_policy": fp32.get("omp_wait_policy"),
         "peak_mem_source": amp.get("peak_mem_source"),
         "fp32_step_ms": _step_ms(fp32),
         "amp_step_ms": _step_ms(amp),

@@ -195,6 +195,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         "threads": torch.get_num_threads(),
         "fp32_math": fp32_math,
         "channels_last": bool(args.channels_last),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
     }
 
     amp = None
