@@ -314,7 +314,7 @@ def judge(
         facts["non_finite_metrics"] = other
     device = facts["device"]
     where = klass.title if klass else device
-    head = "" if t.judged or klass is None else f"{klass.why}. "
+    head = "" if klass is None or klass.judged else f"{klass.why}. "
     summary = head + (
         f"{facts['opt_level']} {facts['amp_dtype']} on {device}: loss "
         f"{metrics['amp_loss_first']:.3g} → {metrics['amp_loss_last']:.3g} "
