@@ -5,14 +5,13 @@ Each node runs ``ampenv certify --certificate certs/$(hostname).json``; ``ampenv
 reads them all. Nodes are comparable when they trained the same thing on the same kind of
 device: backend, device model, AMP dtype and opt level, image size, batch, channels_last and
 ampenv version (the group key). Within a group of at least ``min_group`` nodes a node is an
-*outlier* when its AMP images/s lies below the group's median by more than both
-``mad_k`` robust standard deviations (1.4826 x the median absolute deviation) and ``min_gap``
-of the median:
+*outlier* when its AMP images/s lies below the median of its peers (the group without it) by
+more than both ``mad_k`` robust standard deviations (1.4826 x their median absolute deviation)
+and ``min_gap`` of that median:
 
-- each node is judged against its peers, the group without it, by their median and MAD: the
-  slow node does not drag the reference (a mean and a standard deviation would be dragged even
-  without it: one node at half speed in a group of four moves the mean by 12%), nor widen the
-  spread it is measured with;
+- median and MAD, not mean and standard deviation: one node at half speed in a group of four
+  moves a mean by 12%; and against its peers, the slow node does not widen the spread it is
+  measured with;
 - the relative gap keeps a tight, healthy group from flagging a node 2% off (MAD near 0). 10%:
   SuperBench flags a 5% degradation against a baseline measured under controlled conditions;
   certify's smoke run is seconds long, on nodes that may share CPUs, so twice that margin.
