@@ -634,6 +634,9 @@ def certify(
     deadline: Optional[float] = DeadlineOpt,
     textfile_dir: Optional[Path] = TextfileOpt,
     color: Color = ColorOpt,
+    chart: Optional[bool] = typer.Option(
+        None, "--chart/--no-chart", help="Draw the loss curves (default: on a terminal)."
+    ),
 ) -> None:
     """Run the certify profile (full + ResNet50 AMP smoke training) and, when the node passes,
     write its certificate; a node that does not pass loses its old one."""
@@ -654,6 +657,11 @@ def certify(
     )
     session, report, observer = _judge(opts, fmt, output, color.value, verbose)
     _emit_report(report, fmt, output, color.value, verbose, observer)
+    on_stdout = fmt == "text" and output is None
+    if chart if chart is not None else on_stdout and sys.stdout.isatty():
+        from ampenv.report.chart import of_report
+
+        typer.echo(of_report(report), err=not on_stdout, nl=False)
     section = session.config.section("certificate")
     path = resolve_path(certificate, session.probe.env, section)
     try:
@@ -713,6 +721,51 @@ def certificate_show(
     else:
         emit(render(path, verdict.reason, verdict.certificate), None)
     raise typer.Exit(0 if verdict.ok else 1)
+
+
+@app.command()
+def fleet(
+    paths: list[str] = typer.Argument(..., help="Certificates, or folders of *.json certificates."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    output: Optional[Path] = OutputOpt,
+    baseline_out: Optional[str] = typer.Option(
+        None, "--baseline-out", help="Write the groups' figures here ([certificate] baseline)."
+    ),
+    min_gap: float = typer.Option(
+        0.10, "--min-gap", help="Least share below the group median that flags a node."
+    ),
+    mad_k: float = typer.Option(3.5, "--mad-k", help="Robust standard deviations (MAD based)."),
+    min_group: int = typer.Option(3, "--min-group", help="Fewest comparable nodes judged."),
+) -> None:
+    """Compare the certificates of many nodes and flag those whose AMP throughput falls below
+    comparable peers: exit 0 none, 1 an outlier, 2 usage."""
+    from ampenv.integrations import fleet as fleet_mod
+
+    if fmt not in ("text", "json"):
+        _die(f"unknown format {fmt!r}: use text or json")
+    if not 0 <= min_gap < 1 or not 0 <= mad_k <= 100 or min_group < 2:
+        _die("--min-gap must be in [0, 1), --mad-k in [0, 100], --min-group at least 2")
+    rule = fleet_mod.Rule(min_gap=min_gap, mad_k=mad_k, min_group=min_group)
+    try:
+        result = fleet_mod.read(paths, rule)
+    except fleet_mod.FleetError as exc:
+        _die(str(exc))
+    doc = result.to_json()
+    if fmt == "json":
+        import json
+
+        emit(json.dumps(doc, indent=2, sort_keys=True) + "\n", output)
+    else:
+        from ampenv.report.fleet import render as render_fleet
+
+        emit(render_fleet(doc), output)
+    if baseline_out:
+        try:
+            fleet_mod.write_baseline(baseline_out, result)
+        except OSError as exc:
+            _die(f"--baseline-out {baseline_out}: {exc.strerror or exc}")
+        typer.echo(f"ampenv: wrote the group figures to {baseline_out}", err=True)
+    raise typer.Exit(result.exit_code)
 
 
 def main() -> None:

@@ -41,6 +41,15 @@ SECTIONS: dict[str, dict[str, Setting] | SectionValidator] = {
         "max_age_hours": Setting(  # at most 10 years
             float, 168.0, "a certificate older than this is stale", gt=0, le=10 * 365 * 24
         ),
+        "baseline": Setting(
+            str,
+            None,
+            "group figures from `ampenv fleet --baseline-out`: certify fails a node "
+            "short of its group's AMP img/s",
+        ),
+        "baseline_max_shortfall": Setting(
+            float, 0.10, "share below the baseline's median a node may fall", ge=0, le=1
+        ),
     },
     "run": {
         "policy": Setting(

@@ -165,7 +165,9 @@ class Probe:
 
     # -- host --------------------------------------------------------------------------------
     def hostname(self) -> str:
-        return self.fact("hostname", socket.gethostname)
+        """The node's name: ``$AMPENV_NODE`` where set (a pod's hostname is not its node: set
+        it from the Kubernetes downward API's spec.nodeName), else the hostname."""
+        return self.fact("hostname", lambda: self.env.get("AMPENV_NODE") or socket.gethostname())
 
     def host(self) -> dict[str, Any]:
         """CPU count and memory, as psutil gives them (a bundle replays what was recorded)."""

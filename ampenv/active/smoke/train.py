@@ -31,6 +31,9 @@ from ampenv.active.smoke.parent import PROGRESS
 from ampenv.active.smoke.resnet50 import resnet50
 
 FAULT_ENV = "AMPENV_SMOKE_FAULT"
+# fp32: true FP32 (TF32 off on CUDA, HF32 off on NPU); tf32: FP32 with TF32/HF32 allowed (the
+# figure NVIDIA's tables compare AMP with on A100); amp: the bundled AMP.
+MODES = ("fp32", "tf32", "amp")
 NUM_CLASSES = 10
 SEED = 0
 LR = 3e-4  # Adam at this rate memorises the batch smoothly: the loss falls from the first steps
@@ -40,7 +43,7 @@ OVERFLOW_SCALE_FLOOR = 2.0**127
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m ampenv.active.smoke.train")
-    p.add_argument("--mode", choices=("fp32", "amp"), required=True)
+    p.add_argument("--mode", choices=MODES, required=True)
     p.add_argument("--device", choices=("cpu", "cuda", "npu"), required=True)
     p.add_argument("--image-size", type=int, required=True)
     p.add_argument("--batch-size", type=int, required=True)
@@ -49,6 +52,8 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     p.add_argument("--opt-level", default="O1")
     p.add_argument("--dtype", choices=("float16", "bfloat16"), default=None)
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
+    p.add_argument("--channels-last", action="store_true", help="NHWC model and images")
+    p.add_argument("--no-coverage", action="store_true", help="skip the AMP coverage step")
     p.add_argument("--logits-out", required=True)
     return p.parse_args(argv)
 
@@ -63,6 +68,36 @@ def open_device(kind: str) -> torch.device:
         torch.backends.cudnn.benchmark = True  # autotuning happens during the warm-up steps
         return torch.device("cuda:0")
     return torch.device("cpu")
+
+
+def set_fp32_math(device: torch.device, mode: str) -> str:
+    """TF32 (CUDA) or HF32 (NPU) off except in the tf32 mode; what was used, for the facts.
+    AMP runs with them off too: its FP32 parts are then true FP32."""
+    allow = mode == "tf32"
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = allow
+        torch.backends.cudnn.allow_tf32 = allow
+        return "tf32" if allow else "ieee"
+    if device.type == "npu":
+        for part in ("matmul", "conv"):  # torch_npu: torch.npu.{matmul,conv}.allow_hf32
+            holder = getattr(torch.npu, part, None)
+            if holder is not None and hasattr(holder, "allow_hf32"):
+                holder.allow_hf32 = allow
+        return "hf32" if allow else "ieee"
+    return "ieee"
+
+
+def resting_memory_mb(device: torch.device) -> float:
+    """What the process holds before the first step: the model, optimizer and batch. On a
+    device the allocator's figure (its peak is reset here); on CPU the RSS."""
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+        return torch.cuda.memory_allocated(device) / 2**20
+    if device.type == "npu":
+        torch.npu.reset_peak_memory_stats(device)
+        return torch.npu.memory_allocated(device) / 2**20
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def synchronize(device: torch.device) -> None:
@@ -146,10 +181,21 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     device = open_device(args.device)
+    fp32_math = set_fp32_math(device, args.mode)
     model = resnet50(num_classes=NUM_CLASSES, seed=SEED).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
     images, labels = synthetic_batch(args.image_size, args.batch_size, device)
-    out: dict[str, Any] = {"mode": args.mode, "device_name": device_name(device)}
+    if args.channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        images = images.contiguous(memory_format=torch.channels_last)
+    optimizer = torch.optim.Adam(model.parameters(), lr=LR)
+    out: dict[str, Any] = {
+        "mode": args.mode,
+        "device_name": device_name(device),
+        "threads": torch.get_num_threads(),
+        "fp32_math": fp32_math,
+        "channels_last": bool(args.channels_last),
+        "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
+    }
 
     amp = None
     backward: Callable[[torch.Tensor], None] = torch.Tensor.backward
@@ -166,7 +212,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                 logits = model(images)
         return logits, F.cross_entropy(logits.float(), labels)
 
+    out["rest_mem_mb"] = resting_memory_mb(device)
     losses: list[float] = []
+    scales: list[float] = []
     times: list[float] = []
     for step in range(args.steps):
         synchronize(device)
@@ -183,17 +231,26 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         if step >= args.warmup:
             times.append(elapsed)
         losses.append(float(loss.detach()))
+        if amp is not None:
+            scales.append(float(amp.loss_scaler().scale))
         _progress(args.mode, step + 1, args.steps, losses[-1])
 
     out["peak_mem_mb"], out["peak_mem_source"] = peak_memory_mb(device)  # before coverage
+    # Training memory: what the steps added over the resting model (activations, gradients,
+    # optimizer state, workspaces). The whole process's peak would hide it under the ~400 MB
+    # that torch and the FP32 model hold in both runs alike.
+    out["train_mem_mb"] = max(0.0, out["peak_mem_mb"] - out["rest_mem_mb"])
     out["losses"] = losses
+    out["loss_scales"] = scales
     out["step_times_s"] = times
     out["img_per_s"] = args.batch_size / statistics.median(times) if times else None
     if amp is not None:
         scaler = amp.loss_scaler()
         out["overflow_steps"] = scaler.overflow_steps
         out["final_loss_scale"] = float(scaler.scale)
-        out["coverage"] = _coverage(amp, model, images, labels, getattr(torch, out["amp_dtype"]))
+        if not args.no_coverage:
+            dtype = getattr(torch, out["amp_dtype"])
+            out["coverage"] = _coverage(amp, model, images, labels, dtype)
     return out
 
 
