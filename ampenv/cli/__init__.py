@@ -2,21 +2,55 @@
 
 # No `from __future__ import annotations` here: typer reads the annotations of every command on
 # each run, and a string annotation costs it an eval() (~4 ms in all, on every invocation).
-import enum
 import gc
 import os
 import signal
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from ampenv import __version__
-from ampenv.core.model import Report
-from ampenv.core.session import Options, Session, diagnose, open_session
-from ampenv.core.settings import MAX_SECONDS, SECONDS, ConfigError, Setting, out_of_range
+from ampenv.cli.options import (
+    BundleOpt,
+    CertificateOpt,
+    Color,
+    ColorOpt,
+    ConfigOpt,
+    DeadlineOpt,
+    Device,
+    DeviceOpt,
+    FormatOpt,
+    OnlyOpt,
+    OutputOpt,
+    Plain,
+    Policy,
+    Profile,
+    ProfileOpt,
+    SkipOpt,
+    StrictOpt,
+    SysrootOpt,
+    TextfileOpt,
+    VerboseOpt,
+    seconds_option,
+    value_of,
+    wait_seconds_option,
+)
+from ampenv.cli.output import (
+    CertificateState,
+    ascii_output,
+    certified,
+    die,
+    emit,
+    emit_report,
+    export_textfile,
+    judge,
+    stdout_width,
+    use_color,
+)
+from ampenv.core.session import Options, diagnose, open_session
+from ampenv.core.settings import ConfigError
 
 HELP = {"help_option_names": ["-h", "--help"]}  # every command's context inherits it
 
@@ -36,155 +70,6 @@ hook_app = typer.Typer(
     rich_markup_mode=None,
 )
 app.add_typer(hook_app, name="hook")
-
-EXIT_USAGE = 2
-WAIT_SECONDS = Setting(float, None, "seconds", ge=0, le=MAX_SECONDS)
-
-
-# Enumerated options are enums: --help lists their names, and a wrong one is a usage error
-# (exit 2) before anything runs. Commands pass on `.value`.
-class Profile(str, enum.Enum):
-    quick = "quick"
-    full = "full"
-    certify = "certify"
-
-
-class Device(str, enum.Enum):
-    npu = "npu"
-    cuda = "cuda"
-    cpu = "cpu"
-
-
-class Color(str, enum.Enum):
-    auto = "auto"
-    always = "always"
-    never = "never"
-
-
-class Policy(str, enum.Enum):
-    fail_closed = "fail-closed"
-    warn_only = "warn-only"
-
-
-class Plain(str, enum.Enum):  # the formats of clean and certificate show
-    text = "text"
-    json = "json"
-
-
-def _value(choice: Optional[enum.Enum]) -> Optional[str]:
-    return None if choice is None else choice.value
-
-
-# The built-in formats; a package may add more (entry point group ampenv.formats), so the
-# choice is checked when the report is rendered, and the help names the built-in ones.
-FORMATS_HELP = "text|json|junit|prometheus|npd"
-
-ProfileOpt = typer.Option(Profile.full, "--profile", "-p", help="How much to run.")
-OnlyOpt = typer.Option(
-    None, "--only", metavar="<id>", help="Run only these ids or family prefixes (env.)."
-)
-SkipOpt = typer.Option(None, "--skip", metavar="<id>", help="Skip these ids or family prefixes.")
-FormatOpt = typer.Option(
-    "text", "--format", "-f", metavar=f"<{FORMATS_HELP}|…>", help="Report format (or a plugin's)."
-)
-ColorOpt = typer.Option(
-    Color.auto,
-    "--color",
-    help="auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR: also on a pipe).",
-)
-TextfileOpt = typer.Option(
-    None, "--textfile-dir", help="Also write ampenv.prom here (node_exporter textfile)."
-)
-OutputOpt = typer.Option(None, "--output", "-o", help="Write the report to FILE.")
-ConfigOpt = typer.Option(None, "--config", "-c", metavar="<file>", help="ampenv.toml to use.")
-SysrootOpt = typer.Option(
-    None, "--sysroot", metavar="<dir>", help="Prefix for every system path read."
-)
-DeviceOpt = typer.Option(None, "--device", help="Force the backend (default: detected).")
-BundleOpt = typer.Option(
-    None, "--bundle", metavar="<file>", help="Diagnose offline from a support bundle."
-)
-VerboseOpt = typer.Option(False, "--verbose", "-v", help="Show facts and timings.")
-StrictOpt = typer.Option(False, "--strict", help="Warnings make the exit code 1.")
-
-
-def _seconds(param: typer.CallbackParam, value: Optional[float]) -> Optional[float]:
-    """--deadline, --timeout: as [checks] timeouts, a finite number of seconds above 0."""
-    problem = None if value is None else out_of_range(value, SECONDS)
-    if problem:
-        _die(f"{param.opts[0]}: {problem}")
-    return value
-
-
-DeadlineOpt = typer.Option(None, "--deadline", help="Global limit, seconds.", callback=_seconds)
-
-
-def _wait_seconds(param: typer.CallbackParam, value: float) -> float:
-    """--wait: 0 (do not wait) up to a week; inf or nan would wait forever."""
-    problem = out_of_range(value, WAIT_SECONDS)
-    if problem:
-        _die(f"{param.opts[0]}: {problem}")
-    return value
-
-
-def _die(message: str, code: int = EXIT_USAGE) -> None:
-    typer.echo(f"ampenv: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def _to_stdout(output: Optional[Path]) -> bool:
-    return output is None or str(output) == "-"
-
-
-def _use_color(output: Optional[Path], color: str = "auto") -> bool:
-    """Colour on stdout by the usual conventions (live.terminal); in a file only if asked."""
-    if not _to_stdout(output):
-        return color == "always"
-    if color == "auto" and not os.environ.get("FORCE_COLOR") and not sys.stdout.isatty():
-        return False  # the common case of scripts, without importing the terminal policy
-    from ampenv.report.live import terminal
-
-    return terminal(sys.stdout, color).color
-
-
-def _observer(fmt: str, output: Optional[Path], color: str, verbose: bool):
-    """What watches the run: the text report itself, live on stdout (each check's lines as soon
-    as every check above is judged; animated on a terminal, plain lines on a pipe), or for
-    other formats and files a transient status line on a terminal's stderr; else nothing."""
-    text_out = fmt == "text" and _to_stdout(output)
-    if not text_out and not sys.stderr.isatty():
-        return None  # a script's run (json to a pipe) imports nothing for this
-    from ampenv.report.live import Live, terminal
-
-    if text_out:
-        from ampenv.util.stdio import report_stream
-
-        out = report_stream()
-        return Live(out, terminal(out, color), verbose=verbose)
-    term = terminal(sys.stderr, color)
-    return Live(sys.stderr, term, lines=False) if term.animate else None
-
-
-def _ascii(output: Optional[Path]) -> bool:
-    """A terminal that cannot print the report's marks (LC_ALL=POSIX, PYTHONIOENCODING=ascii)
-    gets ASCII ones; a file (--output) is UTF-8."""
-    from ampenv.util.stdio import can_encode
-
-    return (output is None or str(output) == "-") and not can_encode("✓✗•→·")
-
-
-def emit(text: str, output: Optional[Path]) -> None:
-    """Data goes to stdout, or to --output (replaced atomically); nothing else goes to stdout."""
-    if _to_stdout(output):
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    from ampenv.util.atomic import write_text
-
-    try:
-        write_text(output, text)
-    except OSError as exc:
-        _die(f"cannot write {output}: {exc.strerror or exc}")
 
 
 @app.command()
@@ -214,27 +99,27 @@ def doctor(
     try:
         renderer(fmt)
     except ValueError as exc:
-        _die(str(exc))
+        die(str(exc))
     for path in log or []:  # a typo must not scan nothing and call the logs clean
         if str(path) != "-" and not path.is_file():
-            _die(f"--log {path}: not a file")
+            die(f"--log {path}: not a file")
     opts = Options(
         profile=profile.value,
         only=only or [],
         skip=skip or [],
         config_path=config,
         sysroot=sysroot,
-        device=_value(device),
+        device=value_of(device),
         bundle=bundle,
         deadline=deadline,
         strict=strict,
         fix=fix,
         logs=tuple(str(p) for p in log or []),
     )
-    session, report, observer = _judge(opts, fmt, output, color.value, verbose)
+    session, report, observer = judge(opts, fmt, output, color.value, verbose)
     wants_metrics = fmt == "prometheus" or textfile_dir is not None
-    cert = _certified(session) if wants_metrics else CertificateState()
-    _emit_report(
+    cert = certified(session) if wants_metrics else CertificateState()
+    emit_report(
         report,
         fmt,
         output,
@@ -248,62 +133,13 @@ def doctor(
     raise typer.Exit(report.exit_code)
 
 
-def _judge(
-    opts: Options, fmt: str, output: Optional[Path], color: str, verbose: bool
-) -> tuple[Session, Report, Any]:
-    """Open the session and run the checks, watched live (see _observer)."""
-    observer = _observer(fmt, output, color, verbose)
-    opts = replace(opts, observer=observer)
-    try:
-        session = open_session(opts)
-        return session, diagnose(opts, session), observer
-    except (ConfigError, ValueError) as exc:
-        if observer is not None:
-            observer.close()
-        _die(str(exc))
-        raise  # unreachable: _die raises
-
-
-def _emit_report(
-    report: Report,
-    fmt: str,
-    output: Optional[Path],
-    color: str,
-    verbose: bool,
-    observer: Any,
-    **options: Any,
-) -> None:
-    """The report: its live printer ends it (the verdict after the lines already out), or it
-    is rendered whole, to stdout or --output."""
-    from ampenv.report import render
-
-    if observer is not None:
-        observer.close(report)
-        if observer.lines:
-            return
-    width = None if not _to_stdout(output) else _stdout_width()
-    painted = _use_color(output, color)
-    shown = render(
-        report, fmt, verbose=verbose, color=painted, width=width, ascii=_ascii(output), **options
-    )
-    emit(shown, output)
-
-
-def _stdout_width() -> Optional[int]:
-    if not sys.stdout.isatty():
-        return None
-    from ampenv.report.live import terminal
-
-    return terminal(sys.stdout).width
-
-
 @app.command("checks")
 def list_checks(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = SysrootOpt) -> None:
     """List every check: id, title, profile and where it comes from."""
     try:
         session = open_session(Options(config_path=config, sysroot=sysroot))
     except ConfigError as exc:
-        _die(str(exc))
+        die(str(exc))
     specs = session.registry.ordered()
     width = max((len(s.id) for s in specs), default=10)
     for s in specs:
@@ -328,7 +164,7 @@ def explain(
         try:
             session = open_session(Options(config_path=config))
         except ConfigError as exc:
-            _die(str(exc))
+            die(str(exc))
         spec = session.registry.checks.get(text)
         if spec is not None:
             typer.echo(show.check(spec))
@@ -336,7 +172,7 @@ def explain(
     found = failures.explain(text)
     if not found:
         near = ", ".join(failures.nearest(text)) or "none"
-        _die(f"no known failure or check for {text!r}; nearest known: {near}")
+        die(f"no known failure or check for {text!r}; nearest known: {near}")
     typer.echo(show.failures(found))
 
 
@@ -350,13 +186,13 @@ def config_init(
     from ampenv.core.config import baseline
 
     if output is not None and output.exists() and not force:
-        _die(f"{output} exists: a site's config is not replaced without --force")
+        die(f"{output} exists: a site's config is not replaced without --force")
     opts = Options(profile="quick", sysroot=sysroot, config_path=os.devnull)
     try:
         session = open_session(opts)
         report = diagnose(opts, session)
     except (ConfigError, ValueError) as exc:
-        _die(str(exc))
+        die(str(exc))
     emit(baseline(report, session.registry.ordered()), output)
 
 
@@ -375,7 +211,7 @@ def config_show(
     try:
         session = open_session(Options(config_path=config, sysroot=sysroot))
     except ConfigError as exc:
-        _die(str(exc))
+        die(str(exc))
     cfg, env = session.config, session.probe.env
     entries = effective(cfg, session.registry.ordered())
     where = path_source(env, cfg.section("certificate"), cfg.label)  # as certify and verify
@@ -391,7 +227,7 @@ def clean(
         False, "--all", help="Everything below the known places, not only what is stale."
     ),
     wait: float = typer.Option(
-        10.0, "--wait", help="Seconds to wait for another cleaner.", callback=_wait_seconds
+        10.0, "--wait", help="Seconds to wait for another cleaner.", callback=wait_seconds_option
     ),
     fmt: Plain = typer.Option(Plain.text, "--format", "-f", help="Output format."),
     config: Optional[str] = ConfigOpt,
@@ -402,7 +238,7 @@ def clean(
     from ampenv.report.clean import render
 
     if yes and dry_run:
-        _die("--yes and --dry-run contradict each other")
+        die("--yes and --dry-run contradict each other")
     try:
         session = open_session(Options(config_path=config, sysroot=sysroot))
         result = cache.clean(
@@ -413,9 +249,9 @@ def clean(
             wait=wait,
         )
     except ConfigError as exc:
-        _die(str(exc))
+        die(str(exc))
     except cache.CleanRefused as exc:
-        _die(str(exc), 1)
+        die(str(exc), 1)
     if yes:
         note = "removed what is listed below"
     elif dry_run:
@@ -426,50 +262,6 @@ def clean(
         note = "dry run (no TTY and no --yes): nothing was removed"
     emit(render(result, fmt.value, note), None)
     raise typer.Exit(result.exit_code)
-
-
-class CertificateState:
-    """What `ampenv certificate verify` says of this node, for the Prometheus metrics: None
-    for both from a bundle (the certificate lives on the node, not in the bundle)."""
-
-    def __init__(self, certified: Optional[bool] = None, expires: Optional[float] = None):
-        self.certified, self.expires = certified, expires
-
-
-def _certified(session: Session, certificate: Optional[str] = None) -> CertificateState:
-    if session.probe.offline:
-        return CertificateState()
-    from ampenv.integrations.certificate import verify_node
-    from ampenv.util.formats import parse_utc
-
-    verdict = verify_node(session.config, session.probe, certificate)[1]
-    expires = None
-    if verdict.certificate is not None:
-        try:
-            expires = parse_utc(str(verdict.certificate["expires_at"])).timestamp()
-        except (KeyError, ValueError):
-            expires = None
-    return CertificateState(verdict.ok, expires)
-
-
-def export_textfile(
-    report: Report, directory: Optional[Path], cert: CertificateState, exit_code: int
-) -> None:
-    """``--textfile-dir``: the Prometheus files, written atomically for node_exporter
-    (ampenv.prom; a certify run also ampenv_certify.prom). A folder that cannot be written
-    ends the command with the verdict's exit code, or 2 when the verdict was healthy: an
-    unhealthy node must not read as a usage error."""
-    if directory is None:
-        return
-    from ampenv.integrations.textfile import write_textfile
-    from ampenv.report.prometheus import textfiles
-
-    try:
-        files = textfiles(report, certified=cert.certified, certificate_expires=cert.expires)
-        for name, text in files.items():
-            write_textfile(directory, text, name)
-    except OSError as exc:
-        _die(f"--textfile-dir {directory}: {exc.strerror or exc}", exit_code or EXIT_USAGE)
 
 
 @app.command(context_settings={"allow_interspersed_args": False})
@@ -488,16 +280,16 @@ def run(
     from ampenv.integrations.entrypoint import exec_job, judge_in_child
 
     if not cmd[0]:
-        _die('run: the command is empty (an unset variable in `-- "$CMD"`?)')
+        die('run: the command is empty (an unset variable in `-- "$CMD"`?)')
     opts = Options(config_path=config, sysroot=sysroot)
-    answer = judge_in_child(opts, policy=_value(policy), profile=_value(profile))
+    answer = judge_in_child(opts, policy=value_of(policy), profile=value_of(profile))
     if answer.usage:
-        _die(answer.usage)
+        die(answer.usage)
     for note in answer.notes:
         typer.echo(f"ampenv: {note}", err=True)
     typer.echo(answer.brief, err=True, nl=False)
     if answer.stop is not None:
-        _die(f"{answer.policy}: not starting {cmd[0]!r}", answer.stop)
+        die(f"{answer.policy}: not starting {cmd[0]!r}", answer.stop)
     raise typer.Exit(exec_job(cmd, answer.env))
 
 
@@ -522,7 +314,7 @@ def hook_slurm(config: Optional[str] = ConfigOpt, sysroot: Optional[str] = Sysro
     if answer is None:
         answer = {"code": 3, "line": f"{PREFIX} could not judge: {why}", "notes": []}
     if answer.get("usage"):
-        _die(answer["usage"])
+        die(answer["usage"])
     for note in answer["notes"]:
         typer.echo(note, err=True)
     if answer["line"]:
@@ -535,7 +327,7 @@ def hook_npd(
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
     timeout: float = typer.Option(
-        4.0, "--timeout", help="Seconds, under NPD's plugin timeout.", callback=_seconds
+        4.0, "--timeout", help="Seconds, under NPD's plugin timeout.", callback=seconds_option
     ),
 ) -> None:
     """node-problem-detector plugin: exit 0 OK, 1 NonOK, 2 Unknown; <= 80 bytes on stdout."""
@@ -561,14 +353,14 @@ def collect(
     from ampenv.report.brief import VERDICTS
 
     if output.exists() and not force:
-        _die(f"{output} exists: it is replaced only with --force")
+        die(f"{output} exists: it is replaced only with --force")
 
     try:
         report = collect_bundle(Options(config_path=config, sysroot=sysroot), output)
     except (ConfigError, ValueError) as exc:
-        _die(str(exc))
+        die(str(exc))
     except OSError as exc:
-        _die(f"cannot write {output}: {exc.strerror or exc}")
+        die(f"cannot write {output}: {exc.strerror or exc}")
     verdict = VERDICTS.get(report.exit_code, "unhealthy")
     typer.echo(f"ampenv: wrote {output} ({len(report.checks)} checks, {verdict})", err=True)
 
@@ -591,15 +383,15 @@ def env_command(
         session = open_session(opts)
         report = None if export else diagnose(opts, session)
     except ConfigError as exc:
-        _die(str(exc))
+        die(str(exc))
     if report is not None:
         emit(
             render(
                 report,
                 "text",
-                color=_use_color(None),
-                width=_stdout_width(),
-                ascii=_ascii(None),
+                color=use_color(None),
+                width=stdout_width(),
+                ascii=ascii_output(None),
             ),
             None,
         )
@@ -613,12 +405,6 @@ def env_command(
 
 certificate_app = typer.Typer(help="Show or verify the node certificate.", no_args_is_help=True)
 app.add_typer(certificate_app, name="certificate")
-CertificateOpt = typer.Option(
-    None,
-    "--certificate",
-    help="Default: $AMPENV_CERTIFICATE, [certificate] path, then /var/lib/ampenv (root) "
-    "or $XDG_STATE_HOME/ampenv/certificate.json.",
-)
 
 
 @app.command()
@@ -646,17 +432,17 @@ def certify(
     try:
         renderer(fmt)
     except ValueError as exc:
-        _die(str(exc))
+        die(str(exc))
     opts = Options(
         profile="certify",
         config_path=config,
         sysroot=sysroot,
-        device=_value(device),
+        device=value_of(device),
         deadline=deadline,
         strict=strict,
     )
-    session, report, observer = _judge(opts, fmt, output, color.value, verbose)
-    _emit_report(report, fmt, output, color.value, verbose, observer)
+    session, report, observer = judge(opts, fmt, output, color.value, verbose)
+    emit_report(report, fmt, output, color.value, verbose, observer)
     on_stdout = fmt == "text" and output is None
     if chart if chart is not None else on_stdout and sys.stdout.isatty():
         from ampenv.report.chart import of_report
@@ -667,9 +453,9 @@ def certify(
     try:
         settled = settle(report, session.probe, section, path)
     except OSError as exc:
-        _die(f"certificate {path}: {exc.strerror or exc}")
+        die(f"certificate {path}: {exc.strerror or exc}")
     typer.echo(f"ampenv: {settled.note}", err=True)
-    export_textfile(report, textfile_dir, _certified(session, certificate), settled.exit_code)
+    export_textfile(report, textfile_dir, certified(session, certificate), settled.exit_code)
     raise typer.Exit(settled.exit_code)
 
 
@@ -684,7 +470,7 @@ def _verify_certificate(certificate: Optional[str], config: Optional[str], sysro
     try:
         cfg = load(config, env, root)
     except ConfigError as exc:
-        _die(str(exc))
+        die(str(exc))
     return verify_node(cfg, Probe(sysroot=root, env=env), certificate)
 
 
@@ -742,14 +528,14 @@ def fleet(
     from ampenv.integrations import fleet as fleet_mod
 
     if fmt not in ("text", "json"):
-        _die(f"unknown format {fmt!r}: use text or json")
+        die(f"unknown format {fmt!r}: use text or json")
     if not 0 <= min_gap < 1 or not 0 <= mad_k <= 100 or min_group < 2:
-        _die("--min-gap must be in [0, 1), --mad-k in [0, 100], --min-group at least 2")
+        die("--min-gap must be in [0, 1), --mad-k in [0, 100], --min-group at least 2")
     rule = fleet_mod.Rule(min_gap=min_gap, mad_k=mad_k, min_group=min_group)
     try:
         result = fleet_mod.read(paths, rule)
     except fleet_mod.FleetError as exc:
-        _die(str(exc))
+        die(str(exc))
     doc = result.to_json()
     if fmt == "json":
         import json
@@ -763,7 +549,7 @@ def fleet(
         try:
             fleet_mod.write_baseline(baseline_out, result)
         except OSError as exc:
-            _die(f"--baseline-out {baseline_out}: {exc.strerror or exc}")
+            die(f"--baseline-out {baseline_out}: {exc.strerror or exc}")
         typer.echo(f"ampenv: wrote the group figures to {baseline_out}", err=True)
     raise typer.Exit(result.exit_code)
 
