@@ -112,6 +112,8 @@ FAILURES = (
             r"\bvector core (?:timeout|exception)\b",
             r"vector core execution is abnormal",
             r"ub address out of bounds",
+            # the device's own report: "there is an exception of fftsplus aivector error"
+            r"\b(?:exception of|fftsplus) aiv(?:ector|ec) error\b",
         ),
         codes=("507034", "507035", "507036", "507044", "507045", "0x30", "0x31"),
         meaning="vector core timeout (507034, retCode=0x30) or exception (507035, retCode=0x31): "
@@ -131,6 +133,7 @@ FAILURES = (
             Source("https://github.com/hw-native-sys/PTOAS/pull/372", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/9873", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/15903", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/10829", "report"),
         ),
         hints=("exception", "abnormal", "error", "fail", "timeout"),
     ),
@@ -143,16 +146,25 @@ FAILURES = (
             r"\[aicpu (?:exception|timeout)\]",
             r"aicpu execution is abnormal",
             r"Aicpu kernel execute failed",
+            # the device's exception dump: the task that faulted was an AI CPU kernel
+            r"Exception info:[^\n]{0,300}\btask type=aicpu kernel\b",
+            r"\bproc_aicpu_task_done\b[^\n]{0,100}\berror code=0x2a(?![0-9a-f])",
         ),
         codes=("507017", "507018", "0x2a"),
         meaning="AI CPU kernel timeout (507017) or exception (507018, retCode=0x2a)",
-        causes=("an AI CPU operator given unsupported inputs", "an AI CPU kernel bug"),
+        causes=(
+            "an AI CPU operator given unsupported inputs",
+            "an AI CPU kernel bug",
+            "an operator with no AI Core kernel for these inputs that ran on AI CPU instead "
+            "(pytorch#136302: aten::isin)",
+        ),
         fix=BLOCKING,
         confirm=None,
         sources=(
             Source(CODES_H + " (507017, 507018)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2105", "report"),
             Source("https://github.com/open-mmlab/mmcv/issues/3203", "report"),
+            Source("https://github.com/pytorch/pytorch/issues/136302", "report"),
         ),
         hints=("exception", "abnormal", "fail", "error"),
     ),

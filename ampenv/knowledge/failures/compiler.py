@@ -13,19 +13,28 @@ FAILURES = (
         mode="dtype",
         component="aicore",
         patterns=(
-            r"not implemented for DT_BFLOAT16",
+            r"not implemented for DT_B?FLOAT16\b",
             r"bfloat16 of tbe\.[\w.]{1,80} is not supported",
         ),
         codes=("EZ1001",),
-        meaning="bfloat16 on a chip without it: the 910A family (and 310P) compute float16 only",
-        causes=("amp dtype or model dtype bfloat16 on 910A / 310P",),
-        fix="use float16 there: torch_dtype=torch.float16 / --fp16 instead of --bf16 (ampenv "
-        "picks float16 on 910A)",
+        meaning="a low-precision dtype the operator lacks on this chip: bfloat16 on a chip "
+        "without it (the 910A family and 310P compute float16 only), or float16 where an "
+        "operator takes bfloat16 only (the message lists the dtypes it supports)",
+        causes=(
+            "amp dtype or model dtype bfloat16 on 910A / 310P",
+            "float16 given to an operator whose support list has DT_BFLOAT16 but not DT_FLOAT16 "
+            "(vllm-ascend#12907: a quantized matmul's scale with --dtype float16)",
+        ),
+        fix="use the other low-precision dtype: on 910A / 310P float16 (torch_dtype="
+        "torch.float16 / --fp16 instead of --bf16; ampenv picks float16 on 910A); where the "
+        "message's support list has DT_BFLOAT16 and not DT_FLOAT16, bfloat16 (vLLM --dtype "
+        "bfloat16)",
         confirm="npu.devices",
         sources=(
             Source("https://github.com/hiyouga/LlamaFactory/issues/4165", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/9294", "maintainer"),
             Source("https://github.com/shirwy/vllm-ascend-910a/issues/4", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/12907", "report"),
             Source(FACTS + " §5 (dtype support per chip)", "official"),
         ),
         hints=("not implemented", "not support"),

@@ -84,6 +84,27 @@ FAILURES = (
         hints=("error", "cannot"),
     ),
     Failure(
+        id="npu-smi-missing",
+        mode="container-devices",
+        component="driver",
+        patterns=(r"\bnpu-smi: (?:command not found|No such file or directory)",),
+        codes=(),
+        meaning="npu-smi is not there: in a container the host's npu-smi was not mounted (or "
+        "mounted from a path it does not have on that host); on a host the driver is not "
+        "installed",
+        causes=(
+            "container started without -v <host npu-smi>:/usr/local/bin/npu-smi",
+            "the host keeps npu-smi at another path than the one mounted",
+            "on a host: driver not installed",
+        ),
+        fix="find it on the host (`command -v npu-smi`) and mount it with the driver: "
+        "-v <that path>:/usr/local/bin/npu-smi -v /usr/local/Ascend/driver:/usr/local/Ascend/"
+        "driver:ro; on a host install the driver; `ampenv doctor --only npu.driver`",
+        confirm="npu.driver",
+        sources=(Source("https://github.com/PaddlePaddle/PaddleX/issues/4542", "report"),),
+        hints=("npu-smi",),
+    ),
+    Failure(
         id="ascend-docker-hook-mount",
         mode="container-devices",
         component="ascend-docker-runtime",

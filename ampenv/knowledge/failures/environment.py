@@ -50,6 +50,32 @@ FAILURES = (
         hints=("cannot", "is installed"),
     ),
     Failure(
+        id="vllm-device-type-unknown",
+        mode="cann-env",
+        component="vllm",
+        patterns=(r"Failed to infer device type",),
+        codes=(),
+        meaning="vLLM found no platform: its Ascend plugin (vllm-ascend) did not load, most "
+        "often because importing torch_npu failed earlier (CANN not sourced: libhccl.so or "
+        "libascendcl.so cannot be opened)",
+        causes=(
+            "CANN environment not sourced, so import torch_npu fails",
+            "vllm-ascend not installed, or not the release paired with vllm",
+            "torch_npu not paired with torch",
+        ),
+        fix='python -c "import torch_npu" names the import failure (for a missing libhccl.so: '
+        + SET_ENV
+        + "); then `pip show vllm vllm-ascend` for the pairing; VLLM_LOGGING_LEVEL=DEBUG shows "
+        "why the plugin did not load",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/262", "maintainer"),
+            Source("vllm-project/vllm DeviceConfig (Failed to infer device type)", "official"),
+        ),
+        hints=("fail",),
+        rank=CLASS,
+    ),
+    Failure(
         id="cann-env-unset",
         mode="cann-env",
         component="cann",

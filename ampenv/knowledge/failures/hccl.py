@@ -164,6 +164,10 @@ FAILURES = (
             # hcclCommInitRootInfo, hcclCommInitRootInfoConfig (and the same retyped in titles)
             r"HCCL function error ?: ?hcclCommIni\w{0,12}Root\w{0,12}",
             r"HcclCommInitRootInfo(?:Config)? fail",
+            # the root rank's HcclGetRootInfo, and torch_npu's "<call>(args), error code is N"
+            r"\b(?:hcclCommInitRootInfo(?:Config)?|HcclGetRootInfo)\([^)\n]{0,60}\),? error "
+            r"code is \d{1,3}\b",
+            r"\bHCCL get root info failed",
         ),
         codes=(),
         meaning="creating the HCCL communicator from the root info failed; the E-code lines next "
@@ -177,6 +181,8 @@ FAILURES = (
             "HCCL itself not working on this node or chip (gpustack#2021 maintainer on 310P: run "
             "CANN's HCCL test)",
             "device id mapping errors",
+            "the host NIC port HCCL listens on already taken by another job on this host "
+            "(EJ0003 next to it: see hccl-port-in-use)",
         ),
         fix="read the E-code after it and HCCL's return code; check the launch script (world "
         "size, ranks per node, master address) and HCCL_IF_IP / HCCL_SOCKET_IFNAME, "
@@ -189,9 +195,49 @@ FAILURES = (
             Source("https://github.com/gpustack/gpustack/issues/2021", "maintainer"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/11542", "maintainer"),
             Source("https://github.com/hicann/hccl docs/api/context/HcclResult.md", "official"),
+            Source("https://github.com/xLLM-AI/xllm/issues/350", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/3196", "report"),
         ),
         hints=("error", "fail"),
         rank=CLASS,
+    ),
+    Failure(
+        id="hccl-port-in-use",
+        mode="hccl",
+        component="hccl",
+        patterns=(
+            r"\bEJ0003\b",
+            r"Failed to bind the IP port",
+            r"host nic listen start failed, port\[\d{1,5}\]",
+            r"listen on ip\[[^\]\n]{1,60}\] and (?:specific )?port\[\d{1,5}\] fail",
+        ),
+        codes=("EJ0003",),
+        meaning="HCCL could not listen on its host NIC port: the IP and port are bound already, "
+        "most often by another job (or a leftover process) on the same host",
+        causes=(
+            "two jobs on one host using the same HCCL ports (60000-60015/60031 by default; "
+            "vllm-ascend#405: two vLLM servers, vllm-ascend#4725: prefill and decode on one "
+            "machine)",
+            "a previous run's process still holding the port",
+            "HCCL_IF_IP set to an address this host does not have",
+        ),
+        fix="find the holder of the port the line names: `ss -ltnp | grep :<port>`; stop it, or "
+        "give each job on the host its own ports: a distinct HCCL_IF_BASE_PORT per job (HCCL "
+        "takes 16 or 32 ports from it) and reserve them (sysctl -w "
+        "net.ipv4.ip_local_reserved_ports=<base>-<base+31>); check HCCL_IF_IP "
+        "(`ampenv doctor --only env.hccl`)",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/canncommercial/850/maintenref/envvar/"
+                "envref_07_0074.html (HCCL_IF_BASE_PORT: 32 ports from 60000; ensure they are "
+                "not occupied)",
+                "official",
+            ),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/405", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/4725", "report"),
+        ),
+        hints=("fail",),
     ),
     Failure(
         id="hccl-ranktable-invalid",

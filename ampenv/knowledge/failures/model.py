@@ -29,11 +29,12 @@ WEIGHTS = ("official", "maintainer", "report")
 SPECIFIC, CLASS, GENERIC = 0, 1, 2
 
 # A numeric runtime code in the contexts CANN and torch_npu print it in ("error code is 507035",
-# "runtime result = 507035", "failed: 507035", "ErrCode=107001"), never the same digits in a pid
-# "(507033,python)", a thread id "]507033", a step counter or a longer number.
+# "runtime result = 507035", "failed: 507035", "ErrCode=107001", the ACL samples' "errorCode =
+# 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
+# counter or a longer number.
 CODE_CONTEXT = (
-    r"(?:error code is:?|error code:|runtime result =|result =|\bret(?:code)?\s?[=:]|errcode="
-    r"|failed:|failed with code|\bret is)"
+    r"(?:error code is:?|error code:|error ?code ?=|runtime result =|result =|\bret(?:code)?\s?[=:]"
+    r"|errcode=|failed:|failed with code|\bret is)"
 )
 
 

@@ -32,6 +32,36 @@ FAILURES = (
         hints=("undefined symbol",),
     ),
     Failure(
+        id="extension-torch-undefined-symbol",
+        mode="torch-pairing",
+        component="extension",
+        patterns=(
+            rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_SYMBOLS}"
+            r"\w{0,400}",
+        ),
+        codes=(),
+        meaning="a C++ extension (a custom-op library such as vllm_ascend_C, a kernel package's "
+        "torch binding) was built against another torch than the one installed: a torch or c10 "
+        "symbol it links against is missing",
+        causes=(
+            "torch (or torch_npu) upgraded or downgraded after the extension was built or its "
+            "wheel installed",
+            "the extension's wheel built for another torch release than the one installed",
+        ),
+        fix="rebuild or reinstall the extension against the installed torch (from source: pip "
+        "install --no-build-isolation -e . in its checkout; from a wheel: the wheel built for "
+        "this torch), or install the torch release it was built for; check torch and torch_npu "
+        "are paired: `ampenv doctor --only python.stack`",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1249", "report"),
+            Source(
+                "shared/reference/ascend-facts.md §3 (torch_npu X.Y needs torch X.Y)", "official"
+            ),
+        ),
+        hints=("undefined symbol",),
+    ),
+    Failure(
         id="torch-backend-autoload",
         mode="torch-pairing",
         component="torch",
@@ -60,14 +90,28 @@ FAILURES = (
         component="torch_npu",
         patterns=(r"module 'torch_npu(?:\.[\w.]{1,60})?' has no attribute '\w{1,80}'",),
         codes=(),
-        meaning="code expects a torch_npu API this torch_npu lacks: the torch_npu release does "
-        "not match torch (or the framework calling it)",
-        causes=("a torch_npu older or newer than the one paired with torch",),
-        fix=PAIR_FIX,
+        meaning="code expects a torch_npu API this torch_npu lacks: either the torch_npu release "
+        "does not match torch (or the framework calling it), or torch, torch_npu and the "
+        "framework are paired and the API was moved, renamed or removed in this torch_npu "
+        "release (or is newer than it)",
+        causes=(
+            "a torch_npu older or newer than the one paired with torch or the framework",
+            "the API moved or is gone in this torch_npu release: a code change, not a reinstall "
+            "(ascend-pytorch#53: torch_npu.npu.profile; the maintainer pointed to the profiling "
+            "API documented for that release)",
+            "an operator this torch_npu release does not ship (ascend-pytorch#23: npu_geglu)",
+        ),
+        fix="check the pairing first: `ampenv doctor --only python.stack`; if torch and torch_npu "
+        "are not paired: " + PAIR_FIX + "; if they are paired, the API moved or is missing in "
+        "this release: change the code to the API the torch_npu documentation of this release "
+        "gives (Ascend/pytorch docs, API list), or install the torch_npu release the code was "
+        "written for",
         confirm="python.stack",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/340", "maintainer"),
             Source("https://github.com/flashserve/flash-linear-attention-npu/issues/2", "report"),
+            Source("https://github.com/Ascend/pytorch/issues/53", "maintainer"),
+            Source("https://github.com/Ascend/pytorch/issues/23", "maintainer"),
         ),
         hints=("no attribute",),
     ),
@@ -92,19 +136,31 @@ FAILURES = (
         patterns=(
             r"undefined symbol: (?:Msprof|aclnn|aclrt|aclop|Hccl|hccl)\w{0,200}",
             r"\baclnn\w{1,80} or \w{1,80} not in libopapi\.so",
+            # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
+            # non-fatal fallbacks only warn, so the RuntimeError is required
+            r"RuntimeError: Failed to find function ?(?:acl|hccl)\w{1,80}",
         ),
         codes=(),
         meaning="torch_npu needs a CANN function the installed CANN lacks: torch_npu is newer "
-        "(or older) than the CANN it runs on",
+        "(or older) than the CANN it runs on ('Failed to find function acl...': the CANN is "
+        "older than this torch_npu needs)",
         causes=("CANN and torch_npu from different releases",),
         fix="install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
-        'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0',
+        'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '
+        "the release this torch_npu names; `ampenv doctor --only python.stack,cann.toolkit`",
         confirm="python.stack",
         sources=(
             Source("https://github.com/triton-lang/triton-ascend/issues/328", "report"),
             Source("https://github.com/triton-lang/triton-ascend/pull/1099", "report"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/interface/AclInterface.cpp"
+                "@00926aa18db90350fad664ff185ce1feb445dedd (TORCH_CHECK(func, \"Failed to find "
+                "function \", ...), ErrCode::NOT_FOUND)",
+                "official",
+            ),
+            Source("https://github.com/vllm-project/vllm-ascend/pull/1261", "report"),
         ),
-        hints=("undefined symbol", "libopapi"),
+        hints=("undefined symbol", "libopapi", "fail"),
     ),
     Failure(
         id="torch-npu-atb-symbol",
@@ -175,6 +231,57 @@ FAILURES = (
             Source("https://github.com/Ascend/MindSpeed-LLM/issues/2", "report"),
         ),
         hints=("cannot", "fail", "not installed"),
+    ),
+    Failure(
+        id="ops-package-other-chip",
+        mode="cann-pairing",
+        component="opp",
+        patterns=(r"\bsocversion \w{1,40} of (?:the )?bin package does not match\b",),
+        codes=(),
+        meaning="an operator package (prebuilt kernels, a custom-op bin package) was built for "
+        "another chip (SoC) than the one in this node, and its installer refuses it",
+        causes=(
+            "the package built with a default or guessed SoC (its run.sh / build SOC_VERSION) "
+            "instead of this node's chip",
+            "a kernels package or image made for another Ascend product",
+        ),
+        fix="rebuild or reinstall the package for this chip: its name is in `npu-smi info` "
+        "(e.g. 310P3 -> Ascend310P3); pass it to the build or installer (run.sh with the "
+        "socversion parameter, SOC_VERSION=Ascend<name>), and install CANN's kernels for this "
+        "chip (Ascend-cann-kernels-<chip>)",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/5599", "report"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/6676 (same text; answered: "
+                "set the SoC for the hardware)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="cann-chip-unsupported",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(r"init runtime platform info failed",),
+        codes=(),
+        meaning="CANN could not load the platform description of this chip (the SocVersion the "
+        "line names), so GE and the operator compiler did not start (500001, "
+        "AclSetCompileopt / OpCompileProcessor init failed follow): the installed CANN or its "
+        "kernels do not support this chip",
+        causes=(
+            "a CANN toolkit too old for this chip, or made for another product",
+            "the kernels (ops) package of another chip or CANN release",
+            "the chip read wrong: driver not matching CANN, or not mounted into the container",
+        ),
+        fix="compare the SocVersion in the line with `npu-smi info`; check that CANN has its "
+        "platform file ($ASCEND_HOME_PATH/<arch>-linux/data/platform_config/<SocVersion>.ini); "
+        "install a CANN toolkit and kernels package that support this chip; "
+        "`ampenv doctor --only cann.toolkit,npu.driver`",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/692", "report"),),
+        hints=("fail",),
     ),
     Failure(
         id="cann-version-mismatch",
