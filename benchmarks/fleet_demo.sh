@@ -14,6 +14,15 @@ set -euo pipefail
 AMPENV=${AMPENV:-ampenv}
 CERTS=${1:-$(mktemp -d -t ampenv-fleet-XXXXXX)}
 mkdir -p "$CERTS"
+# Every node runs the same settings (so they are comparable). The CPU class default (64 px,
+# batch 2) is too small to keep two threads busy: at 112 px and batch 8 FP32 throughput
+# follows the cores. AMPENV_CONFIG set by the caller wins.
+if [ -z "${AMPENV_CONFIG:-}" ]; then
+    AMPENV_CONFIG=$CERTS/ampenv.toml.demo
+    printf '[checks."smoke.resnet50"]\nimage_size = 112\nbatch_size = 8\nsteps = 4\nwarmup = 1\n' \
+        >"$AMPENV_CONFIG"
+    export AMPENV_CONFIG
+fi
 
 certify() {  # name, then the command prefix that shapes the node
     local node=$1
