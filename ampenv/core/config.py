@@ -19,7 +19,6 @@ from ampenv.core.settings import (
     Setting,
     validate_settings,
 )
-from ampenv.knowledge import envcontract
 from ampenv.util import bounded
 
 if TYPE_CHECKING:
@@ -33,9 +32,18 @@ POLICIES = ("fail-closed", "warn-only")  # of `ampenv run`
 # Sections whose keys are simple settings, or the function that validates a section of its own
 # shape (called with the table and the file path; raises ConfigError).
 SectionValidator = Callable[[Any, str], dict[str, Any]]
+
+
+def _env_contract(table: Any, path: str) -> dict[str, Any]:
+    # The rules of 48 variables load only for a config that states a contract.
+    from ampenv.knowledge import envcontract
+
+    return envcontract.validate(table, path)
+
+
 SECTIONS: dict[str, dict[str, Setting] | SectionValidator] = {
     "checks": {},  # handled by validate_checks once the registry is loaded
-    "env": envcontract.validate,
+    "env": _env_contract,
     "certificate": {
         "path": Setting(str, None, "where `ampenv certify` writes the certificate"),
         "max_age_hours": Setting(  # at most 10 years

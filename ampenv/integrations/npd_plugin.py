@@ -13,9 +13,9 @@ import time
 from ampenv.core.runner import REPORT_GRACE
 from ampenv.core.session import Options, diagnose
 from ampenv.core.settings import ConfigError
-from ampenv.integrations import process_start
 from ampenv.probe import proc
 from ampenv.report.npd import MAX_BYTES, message, truncate_utf8
+from ampenv.util.clock import process_start
 
 OK, NON_OK, UNKNOWN = 0, 1, 2
 # Report exit codes (0 healthy, 1 unhealthy, 3 could not judge) to NPD's three.

@@ -33,12 +33,12 @@ from typing import Optional
 
 from ampenv.core.runner import REPORT_GRACE
 from ampenv.core.session import Options, Session, diagnose, open_session
-from ampenv.integrations import process_start
 from ampenv.probe import proc
 from ampenv.report.brief import headline, worst
 from ampenv.report.npd import truncate_utf8
 from ampenv.util import files
 from ampenv.util.atomic import write_text
+from ampenv.util.clock import process_start
 
 PREFIX = "ampenv:"
 EXIT_BUSY = 0  # another hook is judging this node; see the module docstring
