@@ -7,11 +7,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ampenv.active import import_verdict
-from ampenv.active.import_verdict import AUTOLOAD_OFF
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
 from ampenv.knowledge import pairing
-from ampenv.knowledge.pairing import TORCH, TORCH_NPU
+from ampenv.knowledge.pairing import AUTOLOAD_OFF, TORCH, TORCH_NPU
 from ampenv.probe import cann, packages
 
 # packaging.requirements costs ~35 ms to import: it is imported where a requirement is parsed.
@@ -181,5 +179,7 @@ def python_stack(ctx: CheckContext) -> Result:
         fix_torch = (
             f'pip install "{pairing.torch_requirement(npu)}"' if npu else "pip install torch"
         )
+        from ampenv.active import import_verdict  # the full profile's child: not at load
+
         findings += import_verdict.judge_import(ctx, npu, found, fix_torch, facts, _cpu_only(ctx))
     return combine(findings, _summary(facts), facts=facts)

@@ -10,10 +10,10 @@ from ampenv.active.child import run_module, tail
 from ampenv.core.model import Finding, Status
 from ampenv.core.plugin import CheckContext
 from ampenv.knowledge import failures, pairing
+from ampenv.knowledge.pairing import AUTOLOAD_OFF
 from ampenv.probe import cann, devnodes, npusmi, packages
 from ampenv.probe.proc import Outcome
 
-AUTOLOAD_OFF = "export TORCH_DEVICE_BACKEND_AUTOLOAD=0"
 CHILD = "ampenv.active.import_probe"
 # torch_npu's warning when it and CANN do not pair: its versions give the pin to install.
 CANN_MISMATCH = r"CANN package version (\S+) and PyTorch version (\S+) do not match"

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
 TORCH, TORCH_NPU = "torch", "torch-npu"
+# How an environment with torch_npu is used for CPU work: torch >= 2.5 then skips its autoload.
+AUTOLOAD_OFF = "export TORCH_DEVICE_BACKEND_AUTOLOAD=0"
 
 
 def minor_of(version: str) -> Optional[tuple[int, int]]:

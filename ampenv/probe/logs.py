@@ -10,11 +10,9 @@ The scan is memoised on the probe: ``logs.errors`` and ``cache.stale`` share one
 from __future__ import annotations
 
 import glob as _glob
-import gzip
 import os
 import sys
 import time
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO, Optional
@@ -101,8 +99,14 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
         st = os.fstat(fh.fileno())
         if fh.read(2) == b"\x1f\x8b":  # gzip: no way to its end but through it
             fh.seek(0)
-            with gzip.GzipFile(fileobj=fh) as gz:
-                found = _rolling_tail(_chunks(gz), limit, deadline)  # type: ignore[arg-type]
+            import gzip  # only for a gzip log: the quick path does without it
+            import zlib
+
+            try:
+                with gzip.GzipFile(fileobj=fh) as gz:
+                    found = _rolling_tail(_chunks(gz), limit, deadline)  # type: ignore[arg-type]
+            except (EOFError, zlib.error) as exc:  # BadGzipFile is an OSError already
+                raise OSError(0, f"not a readable gzip file: {exc}") from None
             return Tail(*found, st.st_mtime)
         start = max(0, st.st_size - limit)
         fh.seek(start)
@@ -151,7 +155,7 @@ def scan(
                 continue
             try:
                 read = _read_named(path, int(NAMED_TAIL_MB * (1 << 20)), deadline)
-            except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            except OSError as exc:
                 why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
                 result.unreadable.append((path, why))
                 continue

@@ -7,7 +7,6 @@ known codes closest to an unknown one.
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
@@ -57,6 +56,8 @@ def nearest(query: str, n: int = 5) -> list[str]:
         same_kind = [c for c in codes if c.lstrip("-").isdigit() and len(c) == len(q)]
         ranked = sorted(same_kind, key=lambda c: (-_prefix(c, q), abs(int(c) - int(q))))
         return ranked[:n]
+    import difflib  # `ampenv explain` only
+
     return difflib.get_close_matches(q, codes + sorted(BY_ID), n=n, cutoff=0.4)
 
 
