@@ -24,7 +24,11 @@ def once(tree: str) -> tuple[float, float]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = tree
     start = time.perf_counter()
-    child = subprocess.Popen(ARGV, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # cwd=tree: `python -m` puts the working folder first on sys.path, before PYTHONPATH, so
+    # run from a checkout both children would load that checkout.
+    child = subprocess.Popen(
+        ARGV, env=env, cwd=tree, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, _, usage = os.wait4(child.pid, 0)
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
 

@@ -12,7 +12,6 @@ from ampenv.knowledge.failures import BY_ID
 from ampenv.probe import caches
 from ampenv.probe import logs as logscan
 from ampenv.probe.caches import Inventory, Place
-from ampenv.repair import clean
 from ampenv.util.formats import count, human_bytes, utc_iso_or_none
 
 FIX = BY_ID["op-compile-failed"].fix
@@ -176,6 +175,8 @@ def cache_stale(ctx: CheckContext) -> Result:
 @cache_stale.fix
 def clear_stale_caches(ctx: CheckContext, result: Result) -> str:
     """Remove exactly the stale caches (not logs, not torch's caches), safely."""
+    from ampenv.repair import clean  # --fix only: the checks themselves only look
+
     try:
         done = clean.clean(
             ctx.probe,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import enum
 import math
-import socket
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -153,6 +152,12 @@ class CheckRun:
         }
 
 
+def _hostname() -> str:
+    import socket  # a report built by the runner names its host from the probe instead
+
+    return socket.gethostname()
+
+
 @dataclass
 class Report:
     profile: str
@@ -161,7 +166,7 @@ class Report:
     duration_s: float
     checks: list[CheckRun]
     strict: bool = False
-    host: str = field(default_factory=socket.gethostname)
+    host: str = field(default_factory=_hostname)
 
     @property
     def status(self) -> Status:
