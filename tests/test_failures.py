@@ -140,7 +140,10 @@ def test_hit_positions_and_counts() -> None:
     lines = ["[INFO] step 1", "EI0006: Getting socket times out.", "ok", "EI0006 again, error"]
     [hit] = scan_lines(lines, "rank0.log")
     assert (hit.id, hit.first, hit.last, hit.count) == (
-        "hccl-socket-timeout", "rank0.log:2", "rank0.log:4", 2
+        "hccl-socket-timeout",
+        "rank0.log:2",
+        "rank0.log:4",
+        2,
     )
 
 
@@ -248,3 +251,15 @@ def test_the_readme_table_is_the_catalogue() -> None:
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     shown = readme[readme.index(BEGIN) : readme.index(END) + len(END)]
     assert shown == markdown(), "regenerate it: python -m ampenv.report.catalogue"
+
+
+def test_a_coloured_log_line_is_read_through_its_escape_codes() -> None:
+    line = "\x1b[31m[ERROR]\x1b[0m \x1b[1mEI0006\x1b[0m: Getting socket times out."
+    assert [h.id for h in scan_lines([line], "coloured.log")] == ["hccl-socket-timeout"]
+
+
+def test_explain_a_fragment_by_the_error_codes_it_names() -> None:
+    assert [f.id for f in explain("the job died with \x1b[31mEI0006\x1b[0m at step 3")] == [
+        "hccl-socket-timeout"
+    ]
+    assert explain("step 507035 done, pid 107001") == []  # bare numbers in prose name nothing

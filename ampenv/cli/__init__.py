@@ -172,7 +172,8 @@ def explain(
     found = failures.explain(text)
     if not found:
         near = ", ".join(failures.nearest(text)) or "none"
-        die(f"no known failure or check for {text!r}; nearest known: {near}")
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        die(f"no known failure or check for {shown!r}; nearest known: {near}")
     typer.echo(show.failures(found))
 
 

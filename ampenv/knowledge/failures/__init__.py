@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
-from ampenv.knowledge.failures.match import Hit, Scanner, scan_lines
+from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "scan_lines",
 ]
 
+_E_CODE = re.compile(r"(?a)(?<![A-Za-z0-9])E[A-Z0-9]\d{4}(?![0-9])")
 _CODE = re.compile(r"(?a)^(?:E[A-Z0-9]\d{4}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE)
 
 
@@ -42,10 +43,21 @@ def explain(query: str) -> list[Failure]:
     if q in BY_ID:
         return [BY_ID[q]]
     if _CODE.match(q):
-        code = _norm(q)
-        found = [f for f in CATALOGUE if code in {_norm(c) for c in f.codes}]
-        return sorted(found, key=lambda f: f.rank)
-    return [hit.failure for hit in scan_lines(q.splitlines(), "query")]
+        return _by_code(q)
+    found = [hit.failure for hit in scan_lines(q.splitlines(), "query")]
+    if found:
+        return found
+    # A pasted fragment without the words a log line carries ("EI0006 at step 3"): the known
+    # error codes it names (E-codes only: bare numbers in free text are too often something else).
+    plain = ANSI.sub(b"", q.encode("utf-8", "surrogatepass")).decode("utf-8", "replace")
+    named = dict.fromkeys(f for token in _E_CODE.findall(plain) for f in _by_code(token))
+    return list(named)
+
+
+def _by_code(code: str) -> list[Failure]:
+    wanted = _norm(code)
+    found = [f for f in CATALOGUE if wanted in {_norm(c) for c in f.codes}]
+    return sorted(found, key=lambda f: f.rank)
 
 
 def nearest(query: str, n: int = 5) -> list[str]:

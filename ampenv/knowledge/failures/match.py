@@ -9,6 +9,7 @@ the regexes of the failures whose hints they hold.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -17,6 +18,8 @@ from typing import Optional
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.model import GENERIC, Failure
 
+# Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
+ANSI = re.compile(rb"\x1b\[[0-9;?]{0,32}[A-Za-z]")
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
@@ -77,6 +80,8 @@ class Scanner:
         self._by_hint = {hint: tuple(fs) for hint, fs in by_hint.items()}
 
     def feed_bytes(self, data: bytes, name: str, first_line: int = 1) -> None:
+        if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
+            data = ANSI.sub(b"", data)
         low = data.lower()
         spans: dict[int, tuple[int, int, set[bytes]]] = {}  # line start -> (end, at, hints)
         for hint in self._by_hint:
