@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ampenv.knowledge.failures import codes
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
@@ -28,7 +29,9 @@ __all__ = [
 ]
 
 _E_CODE = re.compile(r"(?a)(?<![A-Za-z0-9])E[A-Z0-9]\d{4}(?![0-9])")
-_CODE = re.compile(r"(?a)^(?:E[A-Z0-9]\d{4}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE)
+_CODE = re.compile(
+    r"(?a)^(?:E[A-Z0-9]\d{4}|ERR\d{5}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE
+)
 
 
 def _norm(code: str) -> str:
@@ -57,6 +60,9 @@ def explain(query: str) -> list[Failure]:
 def _by_code(code: str) -> list[Failure]:
     wanted = _norm(code)
     found = [f for f in CATALOGUE if wanted in {_norm(c) for c in f.codes}]
+    if not found:  # no entry of its own: its family's table may still know it
+        decoded = codes.lookup(wanted)
+        found = [decoded] if decoded is not None else []
     return sorted(found, key=lambda f: f.rank)
 
 

@@ -1,8 +1,9 @@
-"""Every known failure, in one tuple: the component files joined."""
+"""Every known failure, in one tuple: the component files joined, then the code families."""
 
 from __future__ import annotations
 
 from ampenv.knowledge.failures.acl import FAILURES as ACL
+from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
@@ -11,7 +12,7 @@ from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
-CATALOGUE: tuple[Failure, ...] = (
+NAMED: tuple[Failure, ...] = (
     *ENVIRONMENT,
     *TORCH_NPU,
     *DRIVER,
@@ -19,5 +20,10 @@ CATALOGUE: tuple[Failure, ...] = (
     *ACL,
     *HCCL,
     *COMPILER,
+)
+# The code families come last: a code with an entry of its own stays that entry's.
+CATALOGUE: tuple[Failure, ...] = (
+    *NAMED,
+    *families(frozenset(c.upper() for f in NAMED for c in f.codes)),
 )
 BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

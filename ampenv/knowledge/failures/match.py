@@ -45,6 +45,7 @@ class Hit:
 
 @dataclass
 class _Found:
+    failure: Failure
     match: str
     line: str
     first: str
@@ -69,6 +70,7 @@ class Scanner:
     catalogue: tuple[Failure, ...] = ()
     _found: dict[str, _Found] = field(default_factory=dict)
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)
+    _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -77,6 +79,10 @@ class Scanner:
         for failure in self.catalogue:
             for hint in failure.hints:
                 by_hint.setdefault(hint.encode(), []).append(failure)
+            if failure.anchor:  # keyed apart from hints: a hint is never a regex
+                key = b"\0" + failure.anchor.encode()
+                by_hint.setdefault(key, []).append(failure)
+                self._anchors[key] = re.compile(failure.anchor.encode())
         self._by_hint = {hint: tuple(fs) for hint, fs in by_hint.items()}
 
     def feed_bytes(self, data: bytes, name: str, first_line: int = 1) -> None:
@@ -84,18 +90,27 @@ class Scanner:
             data = ANSI.sub(b"", data)
         low = data.lower()
         spans: dict[int, tuple[int, int, set[bytes]]] = {}  # line start -> (end, at, hints)
+
+        def add(at: int, hint: bytes) -> int:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            span = spans.get(start)
+            if span is None:
+                spans[start] = (end, at, {hint})
+            else:
+                span[2].add(hint)
+            return end
+
         for hint in self._by_hint:
+            anchor = self._anchors.get(hint)
+            if anchor is not None:
+                for m in anchor.finditer(data):
+                    add(m.start(), hint)
+                continue
             at = low.find(hint)
             while at >= 0:
-                start = data.rfind(b"\n", 0, at) + 1
-                end = data.find(b"\n", at)
-                end = len(data) if end < 0 else end
-                span = spans.get(start)
-                if span is None:
-                    spans[start] = (end, at, {hint})
-                else:
-                    span[2].add(hint)
-                at = low.find(hint, end)
+                at = low.find(hint, add(at, hint))
         number, counted = first_line, 0
         for start in sorted(spans):
             end, at, hints = spans[start]
@@ -130,10 +145,16 @@ class Scanner:
         m = failure.search(line)
         if m is None:
             return
+        if failure.decode is not None:
+            decoded = failure.decode(m)
+            if decoded is None:
+                return
+            failure = decoded
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
             self._found[failure.id] = _Found(
+                failure,
                 m.group(0)[:EXCERPT],
                 _trim(line, m.start(), m.end()),
                 where,
@@ -148,18 +169,11 @@ class Scanner:
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit
         names the specific failures found with it (they, not it, say what went wrong)."""
-        failures = {f.id: f for f in self.catalogue}
-        specific = tuple(
-            sorted(
-                (i for i in self._found if failures[i].rank < GENERIC),
-                key=lambda i: (failures[i].rank, self._found[i].order),
-            )
-        )
+        ordered = sorted(self._found.values(), key=lambda f: (f.failure.rank, f.order))
+        specific = tuple(f.failure.id for f in ordered if f.failure.rank < GENERIC)
         out = []
-        for fid, found in sorted(
-            self._found.items(), key=lambda kv: (failures[kv[0]].rank, kv[1].order)
-        ):
-            failure = failures[fid]
+        for found in ordered:
+            failure = found.failure
             also = specific if failure.rank == GENERIC else ()
             out.append(
                 Hit(

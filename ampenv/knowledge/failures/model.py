@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Optional
+from typing import Callable, Optional
 
 # The failure modes a node validator tells apart.
 MODES = (
@@ -68,11 +68,19 @@ class Failure:
     hints: tuple[str, ...]  # lowercase; every matching line holds one (a cheap prefilter)
     rank: int = SPECIFIC
     clears_cache: bool = False  # the fix is clearing compile caches
+    # A family of codes (knowledge/failures/codes.py): each match becomes the failure of the code
+    # it captured, or nothing where the catalogue has an entry of its own for that code.
+    decode: Optional[Callable[[re.Match[str]], Optional[Failure]]] = None
+    # A bytes regex (case kept) that finds the family's lines where no fixed word does.
+    anchor: Optional[str] = None
+    family: Optional[str] = None  # a decoded code: the id of the family that decoded it
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"{self.id}: unknown mode {self.mode!r}")
-        if not self.hints or any(h != h.lower() or not h.isascii() for h in self.hints):
+        if self.patterns and not (self.hints or self.anchor):
+            raise ValueError(f"{self.id}: a pattern needs hints or an anchor")
+        if any(h != h.lower() or not h.isascii() for h in self.hints):
             raise ValueError(f"{self.id}: hints must be lowercase ASCII")
 
     @cached_property

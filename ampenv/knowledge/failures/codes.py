@@ -1,0 +1,430 @@
+"""Families of codes read from the official tables: a code that has no catalogue entry of its
+own still gets its name, its meaning and the fix of its class.
+
+A family is one catalogue entry whose pattern captures the code (group ``code``). The scanner
+hands each match to the family's ``decode``, which returns the code's own failure (one finding
+per code) or None where the catalogue knows the code by an entry of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from ampenv.knowledge.failures import code_tables as tables
+from ampenv.knowledge.failures.acl import BLOCKING, PLOG
+from ampenv.knowledge.failures.model import CLASS, CODE_CONTEXT, GENERIC, Failure, Source
+
+EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
+# A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
+STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
+
+
+@dataclass(frozen=True)
+class Class:
+    """What a code of one class means for the person who has to act on it."""
+
+    mode: str
+    cause: str
+    fix: str
+    confirm: Optional[str] = None
+
+
+# aclError by its first digit (the table's own rule), and the codes whose rows name a fix.
+USAGE = Class(
+    "core-exception",
+    "the call's arguments or the environment the program set up (the meaning names which)",
+    "fix what the meaning names; " + BLOCKING,
+)
+RESOURCE = Class(
+    "core-exception",
+    "a device resource ran out, or a call this hardware or driver does not support",
+    "free or reduce what the meaning names; `npu-smi info` shows each device's memory and "
+    "processes; a feature not supported needs the CANN and driver versions that have it",
+    "npu.devices",
+)
+QUEUE = Class("core-exception", "a queue or storage state", "see the meaning: " + PLOG)
+INTERNAL = Class(
+    "core-exception",
+    "an internal software or hardware fault; the lines before it name the failing operator",
+    PLOG + "; " + BLOCKING,
+)
+OOM = Class(
+    "device-memory",
+    "device memory exhausted",
+    "reduce the batch or sequence length, or free the device: `npu-smi info` lists the "
+    "processes holding its memory",
+    "npu.devices",
+)
+HARDWARE = Class(
+    "driver",
+    "a hardware memory or device fault (ECC, UCE, a lost heartbeat)",
+    "drain the node and check the device: `npu-smi info -t health -i <id>`; a fault that "
+    "recurs after a reboot goes to hardware support",
+    "npu.devices",
+)
+LINK = Class(
+    "hccl",
+    "the link between two devices broke, or the peer device failed",
+    "read the peer rank's log for its own error first; then check the links: "
+    "`hccn_tool -i <id> -link -g` on both nodes",
+)
+ACL_FIXES: dict[str, Class] = {
+    "148049": Class(
+        "cann-env",
+        "the CANN environment is not sourced",
+        "source /usr/local/Ascend/ascend-toolkit/set_env.sh (ASCEND_OPP_PATH comes with it)",
+        "cann.toolkit",
+    ),
+    "100039": Class(
+        "cann-env",
+        "LD_LIBRARY_PATH holds CANN's stub libraries",
+        "remove the .../stub directories from LD_LIBRARY_PATH and source set_env.sh again",
+        "python.stack",
+    ),
+    "145019": Class(
+        "cann-env",
+        "LD_LIBRARY_PATH does not reach CANN's libraries",
+        "source /usr/local/Ascend/ascend-toolkit/set_env.sh",
+        "python.stack",
+    ),
+    "207019": Class(
+        "driver",
+        "the driver is older than this CANN needs",
+        "upgrade the NPU driver and firmware (Ascend HDK 25.0.RC1 or later for this feature)",
+        "npu.driver",
+    ),
+    "207006": Class(
+        "container-devices",
+        "the user or container may not use the device",
+        "run as root or as a member of the driver's group (HwHiAiUser); in a container pass the "
+        "device nodes (/dev/davinciN, davinci_manager, devmm_svm, hisi_hdc)",
+        "npu.device_nodes",
+    ),
+    "207003": Class(
+        "core-exception",
+        "an operator overflowed in fp16",
+        "under AMP the loss scaler skips such steps; if it persists, dump the overflowing "
+        "operator (msprobe overflow check) and keep it in fp32",
+    ),
+    "561112": Class(
+        "cann-pairing",
+        "the operator kernels package is not installed",
+        "install the Ascend-cann-kernels package for this chip and CANN version",
+        "cann.toolkit",
+    ),
+    "561108": Class(
+        "cann-pairing",
+        "the kernels package does not match CANN",
+        "reinstall the Ascend-cann-kernels package of this CANN version",
+        "cann.toolkit",
+    ),
+    **dict.fromkeys(("200000", "245000", "245002"), OOM),
+    **dict.fromkeys(("507010", "507053", "507054", "507055", "507901"), HARDWARE),
+    **dict.fromkeys(("507056", "507057"), LINK),
+}
+ACL_CLASSES = {"1": USAGE, "2": RESOURCE, "3": QUEUE, "5": INTERNAL}
+
+HCCL_PORT = Class(
+    "hccl",
+    "the port or device is taken: a previous job's process still holds it",
+    "end the previous job's processes (`npu-smi info` lists them), or give this job other "
+    "ports (MASTER_PORT, HCCL_HOST_SOCKET_PORT_RANGE)",
+    "dist.allreduce",
+)
+HCCL_NET = Class(
+    "hccl",
+    "HCCL picked a network interface or IP the other ranks cannot use",
+    "set HCCL_IF_IP or HCCL_SOCKET_IFNAME to this node's interface that the other nodes reach",
+    "env.hccl",
+)
+HCCL_CONNECT = Class(
+    "hccl",
+    "a rank did not start, died, or cannot be reached",
+    "check that every rank started and reaches the others (firewall, ports); raise "
+    "HCCL_CONNECT_TIMEOUT only for slow starts",
+    "dist.allreduce",
+)
+HCCL_FIXES: dict[str, Class] = {
+    "1": Class(
+        "hccl",
+        "the ranks disagree: world size, rank id or the device of a rank",
+        "run the same script with the same world size on every rank, and give each rank a "
+        "device that exists here (ASCEND_RT_VISIBLE_DEVICES)",
+        "env.npu",
+    ),
+    "7": HCCL_PORT,
+    "6": HCCL_NET,
+    "19": HCCL_NET,
+    **dict.fromkeys(("9", "11", "12", "13", "14"), HCCL_CONNECT),
+    "24": OOM,
+}
+HCCL_DEFAULT = Class("hccl", "HCCL failed inside", PLOG)
+
+DCMI_PERMISSION = Class(
+    "container-devices",
+    "the caller may not query the device (a non-root user, or a container)",
+    "run as root on the host, or start the container with the devices and the driver mounted "
+    "(Ascend Docker Runtime: ASCEND_VISIBLE_DEVICES)",
+    "npu.device_nodes",
+)
+DCMI_FIXES: dict[str, Class] = {
+    **dict.fromkeys(("-8002", "-8013"), DCMI_PERMISSION),
+    **dict.fromkeys(
+        ("-8007", "-8008"),
+        Class(
+            "visible-devices",
+            "the device id does not exist on this node",
+            "list the devices (`npu-smi info -l`) and use one of their ids",
+            "npu.devices",
+        ),
+    ),
+    **dict.fromkeys(
+        ("-8006", "-8012", "-8017"),
+        Class(
+            "driver",
+            "the device is not ready, busy upgrading or not answering",
+            "wait and retry; if it persists, `npu-smi info -t health -i <id>` and reset the device",
+            "npu.devices",
+        ),
+    ),
+}
+DCMI_DEFAULT = Class(
+    "driver",
+    "the driver failed to talk to the device",
+    "check `npu-smi info` on the host; collect the driver logs (msnpureport) and restart or "
+    "reinstall the driver",
+    "npu.driver",
+)
+
+# The family each decoded code belongs to, by its component.
+FAMILY_OF = {
+    "acl": "acl-return-code",
+    "hccl": "hccl-result",
+    "torch_npu": "torch-npu-error-code",
+    "cann": "cann-error-code",
+}
+TORCH_NPU_FOLLOW = (
+    "read the error on the same line and the lines before it (the ACL/HCCL code there names "
+    "the cause: `ampenv explain CODE`)"
+)
+
+
+def _sources(refs: tuple[str, ...]) -> tuple[Source, ...]:
+    return tuple(Source(ref, "official") for ref in refs)
+
+
+def _failure(
+    fid: str,
+    code: str,
+    component: str,
+    meaning: str,
+    klass: Class,
+    sources: tuple[Source, ...],
+    rank: int = CLASS,
+) -> Failure:
+    return Failure(
+        id=fid,
+        mode=klass.mode,
+        component=component,
+        patterns=(),
+        codes=(code,),
+        meaning=meaning,
+        causes=(klass.cause,),
+        fix=klass.fix,
+        confirm=klass.confirm,
+        sources=sources,
+        hints=(),
+        rank=rank,
+        family=FAMILY_OF.get(component),
+    )
+
+
+def acl(code: str) -> Optional[Failure]:
+    row = tables.ACL.get(code)
+    klass = ACL_FIXES.get(code) or ACL_CLASSES.get(code[0])
+    if klass is None:
+        return None
+    name, meaning = row or ("ACL return code", "not in the table this ampenv carries")
+    return _failure(
+        f"acl-{code}", code, "acl", f"{name}: {meaning}", klass, _sources(tables.ACL_SOURCES)
+    )
+
+
+def hccl(code: str) -> Optional[Failure]:
+    name, meaning = tables.HCCL.get(code, ("HcclResult", "an HCCL return code"))
+    klass = HCCL_FIXES.get(code, HCCL_DEFAULT)
+    return _failure(
+        f"hccl-result-{code}",
+        code,
+        "hccl",
+        f"{name}: {meaning}",
+        klass,
+        _sources(tables.HCCL_SOURCES),
+    )
+
+
+def dcmi(code: str) -> Optional[Failure]:
+    name, meaning = tables.DCMI.get(code, ("DCMI return code", "a driver management error"))
+    klass = DCMI_FIXES.get(code, DCMI_DEFAULT)
+    return _failure(
+        f"dcmi{code}", code, "dcmi", f"{name}: {meaning}", klass, _sources(tables.DCMI_SOURCES)
+    )
+
+
+def torch_npu(code: str) -> Optional[Failure]:
+    sub = tables.TORCH_NPU_SUBMODULES.get(code[:2])
+    row = tables.TORCH_NPU.get(code[2:])
+    if sub is None or row is None:
+        return None
+    mode = "hccl" if sub == "DIST" else "device-memory" if row[0] == "MEMORY" else "core-exception"
+    klass = Class(mode, f"torch_npu {sub}: {row[1]}", TORCH_NPU_FOLLOW)
+    return _failure(
+        f"torch-npu-err{code}",
+        f"ERR{code}",
+        "torch_npu",
+        f"torch_npu {sub} error {row[0]}: {row[1]}; a follow-up code: the cause is logged with it",
+        klass,
+        _sources(tables.TORCH_NPU_SOURCES),
+        rank=GENERIC,
+    )
+
+
+def e_code(code: str, text: str) -> Optional[Failure]:
+    mode, module, ref, weight = tables.E_MODULES.get(
+        code[:2], ("core-exception", f"CANN module {code[1]}", tables.E_CODE_FORMAT, "official")
+    )
+    internal = code[2] == "9"
+    said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
+    meaning = (
+        f"{'an internal' if internal else 'a user-class'} error of {module}"
+        + (f": {said}" if said else "")
+        + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
+    )
+    fix = (
+        PLOG
+        if internal
+        else "CANN prints what to change with the code (the message, and a 'Solution:' line "
+        "after it); change the parameter, environment or resource it names"
+    )
+    sources = (Source(tables.E_CODE_FORMAT, "official"), Source(ref, weight))
+    return _failure(
+        f"cann-{code.lower()}",
+        code,
+        "cann",
+        meaning,
+        Class(mode, f"{module}: see the message", fix),
+        tuple(dict.fromkeys(sources)),
+        rank=GENERIC if internal else CLASS,
+    )
+
+
+def _family(
+    component: str,
+    pattern: str,
+    meaning: str,
+    mode: str,
+    hints: tuple[str, ...],
+    decode: Callable[[re.Match[str]], Optional[Failure]],
+    refs: tuple[str, ...],
+    anchor: Optional[str] = None,
+) -> Failure:
+    return Failure(
+        id=FAMILY_OF[component],
+        mode=mode,
+        component=component,
+        patterns=(pattern,),
+        codes=(),
+        meaning=meaning,
+        causes=("the class of the code (the table's own rule)",),
+        fix="the fix of the code's class: `ampenv explain CODE`",
+        confirm=None,
+        sources=_sources(refs),
+        hints=hints,
+        rank=CLASS,
+        decode=decode,
+        anchor=anchor,
+    )
+
+
+def families(known: frozenset[str]) -> tuple[Failure, ...]:
+    """The code families, leaving to the catalogue every code in ``known`` (its entries' codes)."""
+
+    def unless_known(decoder: Callable[[str], Optional[Failure]], prefix: str = ""):
+        @functools.cache
+        def by_code(code: str) -> Optional[Failure]:
+            return None if prefix + code in known else decoder(code)
+
+        return lambda m: by_code(m.group("code"))
+
+    seen: dict[str, Optional[Failure]] = {}
+
+    def by_e_code(m: re.Match[str]) -> Optional[Failure]:
+        code = m.group("code")
+        if code not in seen:  # the first line's message names the code's meaning
+            seen[code] = None if code in known else e_code(code, m.group("text"))
+        return seen[code]
+
+    return (
+        _family(
+            "acl",
+            CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
+            f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
+            "meaning, and the fix of its class",
+            "core-exception",
+            ("error", "fail", "result", "ret", "errcode"),
+            unless_known(acl),
+            tables.ACL_SOURCES,
+        ),
+        _family(
+            "hccl",
+            r"HCCL function error ?:[^\n]{0,400}?error code is:? ?(?P<code>\d{1,4})(?!\d)",
+            "an HcclResult that torch_npu reports for an HCCL call",
+            "hccl",
+            ("error",),
+            unless_known(hccl),
+            tables.HCCL_SOURCES,
+        ),
+        _family(
+            "torch_npu",
+            r"\bERR(?P<code>0[0-4]\d{3})\b",
+            "a torch_npu error code: ERR, two digits of its submodule, three of its class",
+            "core-exception",
+            ("err0",),
+            unless_known(torch_npu, "ERR"),
+            tables.TORCH_NPU_SOURCES,
+        ),
+        _family(
+            "cann",
+            r"(?<![A-Za-z0-9_])(?-i:(?P<code>E[0-9A-Z]\d{4}))(?:\)?:|\]|\s+Inner Error)"
+            r"(?P<text>[^\n]{0,400})",
+            "a CANN error code (E, its module, its number): the module, and whether it is the "
+            "user's to fix or internal",
+            "core-exception",
+            (),
+            by_e_code,
+            (tables.E_CODE_FORMAT,),
+            # No look-behind here: it would cost the regex its literal-prefix search (30x
+            # slower on a 64 MiB tail); the pattern above checks the boundary on the line.
+            anchor=r"E[0-9A-Z]\d{4}(?:\)?:|\]|\s+Inner Error)",
+        ),
+    )
+
+
+def lookup(code: str) -> Optional[Failure]:
+    """A bare code (``507011``, ``-8007``, ``ERR02200``, ``EK0001``) decoded by its table.
+
+    DCMI codes are decoded here for `ampenv explain` but not scanned for in logs: no public log
+    shows one other than -8005 and -8020, which have entries of their own, so a DCMI family
+    would have no real example to be tested on."""
+    if re.fullmatch(r"[1-5]\d{5}", code):
+        return acl(code)
+    if re.fullmatch(r"-8\d{3}", code):
+        return dcmi(code)
+    if re.fullmatch(r"ERR0[0-4]\d{3}", code):
+        return torch_npu(code[3:])
+    if re.fullmatch(r"E[0-9A-Z]\d{4}", code):
+        return e_code(code, "")
+    return None
