@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from ampenv.knowledge.failures import code_tables as tables
+import ampenv.knowledge.failures.code_tables as tables
 from ampenv.knowledge.failures.acl import BLOCKING, PLOG
 from ampenv.knowledge.failures.model import CLASS, CODE_CONTEXT, GENERIC, Failure, Source
 
