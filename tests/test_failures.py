@@ -76,8 +76,9 @@ def test_hint_vocabulary_stays_small() -> None:
     # no other hint. Held-out set 2 added "npu-smi" (25 -> 26: "npu-smi: No such file or
     # directory" in a container holds no other hint). The code families (codes.py) add the
     # words their contexts print and nothing else holds: "ret", "result", "errcode" (ACL codes)
-    # and "err0" (torch_npu's ERR0xxxx): 30.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 30
+    # and "err0" (torch_npu's ERR0xxxx): 30. Held-out set 3 added "binary" ("Op Cast does not
+    # has any binary.") and "sleep mode freed" (vLLM's INFO line, nothing else in it): 32.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 32
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

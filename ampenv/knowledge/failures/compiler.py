@@ -15,6 +15,7 @@ FAILURES = (
         patterns=(
             r"not implemented for DT_B?FLOAT16\b",
             r"bfloat16 of tbe\.[\w.]{1,80} is not supported",
+            r"dtype or format is not supported, get io input info is[^\n]{0,300}\bDT_BFLOAT16\b",
         ),
         codes=("EZ1001",),
         meaning="a low-precision dtype the operator lacks on this chip: bfloat16 on a chip "
@@ -35,6 +36,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/9294", "maintainer"),
             Source("https://github.com/shirwy/vllm-ascend-910a/issues/4", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/12907", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/6490 (310P)", "report"),
             Source(FACTS + " §5 (dtype support per chip)", "official"),
         ),
         hints=("not implemented", "not support"),
@@ -44,9 +46,11 @@ FAILURES = (
         mode="compile-cache",
         component="tbe",
         patterns=(
-            r"\bE90003\b[^\n]{0,80}Compile operator failed",
-            r"Failed to compile Op \[",
+            r"\bCompile operator failed\b",
+            r"Failed to compile (?:Op|node) \[",
             r"\bCompile op\[[^\]\n]{1,200}\] failed",
+            # torch_npu's aclop path (compile and execute): GE's failure there is the compile
+            r"OPS function error: \w{1,80}, error code is 500002\b",
         ),
         codes=("E90003",),
         meaning="an operator failed to compile; after a CANN upgrade a compile cache built by "
@@ -61,7 +65,7 @@ FAILURES = (
         sources=(
             Source(FACTS + " §6 (inference: cache dirs built by another CANN go stale)", "report"),
         ),
-        hints=("fail",),
+        hints=("fail", "error"),
         rank=CLASS,
         clears_cache=True,
     ),

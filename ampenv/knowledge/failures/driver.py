@@ -19,14 +19,21 @@ FAILURES = (
             "started without the device nodes or --privileged",
             "/dev/davinci* not accessible to this user",
             "driver not matching the running kernel (kernel upgraded) or not loaded",
+            "on a host: the driver or firmware was upgraded and the server not rebooted since",
         ),
         fix="start the container with --privileged, or pass /dev/davinciN, /dev/davinci_manager, "
-        "/dev/devmm_svm, /dev/hisi_hdc and mount /usr/local/Ascend/driver; on a host check "
-        "`dmesg -T | grep -i davinci`",
+        "/dev/devmm_svm, /dev/hisi_hdc and mount /usr/local/Ascend/driver; on a host: reboot "
+        "after a driver or firmware upgrade (/var/log/ascend_seclog/ascend_install.log), and "
+        "check `dmesg -T | grep -i davinci`",
         confirm="npu.device_nodes",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/2698", "maintainer"),
             Source("https://github.com/Project-HAMi/ascend-device-plugin/issues/23", "report"),
+            Source(
+                "Ascend/mind-cluster docs/zh/scheduling/faq.md"
+                "@c89c887a38646903186c17f471a856edf470169a (-8005 after a firmware upgrade)",
+                "official",
+            ),
         ),
         hints=("fail",),
     ),
@@ -141,7 +148,7 @@ FAILURES = (
         id="no-device",
         mode="container-devices",
         component="runtime",
-        patterns=(code("207004"),),
+        patterns=(code("207004"), r"Get physical device number failed, err: ?87\b"),
         codes=("207004",),
         meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "
         "this process, or the one asked for is unavailable",
@@ -156,6 +163,7 @@ FAILURES = (
         "/dev/devmm_svm, /dev/hisi_hdc",
         confirm="npu.devices",
         sources=(
+            Source("https://github.com/InternLM/lmdeploy/issues/2585 (dsmi err 87)", "report"),
             Source(
                 "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (207004)",
@@ -178,9 +186,12 @@ FAILURES = (
             "another process holds the device's memory (EL0004 next to it)",
             "the device is faulty (dmesg: device(N) is not working)",
             "the OPP package was rejected (E30006 next to it)",
+            "the driver does not match the CANN release (EL0002 'device ID is invalid' next to "
+            "it, with every id)",
         ),
         fix="`npu-smi info` and `fuser -v /dev/davinci*`: stop the holder; if dmesg shows "
-        "`device(N) is not working`, drain the node",
+        "`device(N) is not working`, drain the node; if no process holds it, check that the "
+        "driver is one this CANN supports: `ampenv doctor --only npu.driver,cann.toolkit`",
         confirm="npu.devices",
         sources=(
             Source(
@@ -190,6 +201,7 @@ FAILURES = (
             ),
             Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
             Source("https://github.com/Ascend/pytorch/issues/67", "report"),
+            Source("https://github.com/PaddlePaddle/Paddle/issues/68865", "maintainer"),
         ),
         hints=("error", "fail"),
         rank=CLASS,
@@ -237,6 +249,27 @@ FAILURES = (
             ),
         ),
         hints=("not support",),
+    ),
+    Failure(
+        id="hdk-required",
+        mode="driver",
+        component="driver",
+        patterns=(r"failed to initiali[sz]e\. please install HDK",),
+        codes=(),
+        meaning="a CANN tool needs a driver (Ascend HDK) feature this node lacks: the driver is "
+        "missing, too old, or installed without the mode the tool needs",
+        causes=("no NPU driver, or one older than the tool", "the driver not in debug mode"),
+        fix="install or upgrade the NPU driver and firmware (Ascend HDK) that this CANN's "
+        "release notes pair with it; `ampenv doctor --only npu.driver`",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "hicann/catlass docs/en/1_Practice/evaluation/msdebug.md"
+                "@0843e90ab3edaeccd149e19f01213575ab615770",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
     Failure(
         id="invalid-device-id",

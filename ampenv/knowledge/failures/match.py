@@ -169,7 +169,11 @@ class Scanner:
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit
         names the specific failures found with it (they, not it, say what went wrong)."""
-        ordered = sorted(self._found.values(), key=lambda f: (f.failure.rank, f.order))
+        # A curated entry before a code its table decoded, at the same rank.
+        ordered = sorted(
+            self._found.values(),
+            key=lambda f: (f.failure.rank, f.failure.family is not None, f.order),
+        )
         specific = tuple(f.failure.id for f in ordered if f.failure.rank < GENERIC)
         out = []
         for found in ordered:

@@ -186,4 +186,18 @@ FAILURES = (
         sources=(Source(CACHING_ALLOC, "official"),),
         hints=("fail",),
     ),
+    Failure(
+        id="sleep-mode-expandable-segments",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(r"Sleep mode freed 0\.00 GiB memory",),
+        codes=(),
+        meaning="vLLM's sleep mode released no device memory: with expandable segments the NPU "
+        "caching allocator's memory is not the kind sleep mode can free",
+        causes=("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True with vllm-ascend sleep mode",),
+        fix="run sleep mode with PYTORCH_NPU_ALLOC_CONF=expandable_segments:False (or unset)",
+        confirm="env.npu",
+        sources=(Source("https://github.com/modelscope/ms-swift/issues/6636", "report"),),
+        hints=("sleep mode freed",),
+    ),
 )

@@ -34,7 +34,7 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # counter or a longer number.
 CODE_CONTEXT = (
     r"(?:error code is:?|error code:|error ?code ?=|runtime result =|result =|\bret(?:code)?\s?[=:]"
-    r"|errcode=|failed:|failed with code|\bret is)"
+    r"|errcode=|failed ?:|failed with code|\bret is)"
 )
 
 

@@ -9,7 +9,8 @@ PAIR_FIX = (
     'installed CANN>" (the Ascend/pytorch README table; `ampenv doctor --only python.stack` '
     "names it)"
 )
-TORCH_SYMBOLS = r"_ZN(?:3c10|2at|5torch|5caffe2|4c10d)"
+# _ZNK / _ZNV / _ZNR: a const, volatile or ref-qualified member function of the same namespaces.
+TORCH_SYMBOLS = r"_ZN[KVRO]{0,3}(?:3c10|2at|5torch|5caffe2|4c10d)"
 
 FAILURES = (
     Failure(
@@ -209,6 +210,8 @@ FAILURES = (
             r"binary_info_config\.json failed",
             r"check if the opp_kernel package is instal",
             r"\bopp[_ ]kernels?\b[^\n]{0,30}\bnot installed",
+            r"\bOp \w{1,80} does not ha(?:s|ve) any binary",
+            r"Cannot parse json for config file \[[^\]\n]{0,300}/kernel/config/",
         ),
         codes=(),
         meaning="no precompiled kernel for the operator: the kernels (ops) package is missing, "
@@ -229,8 +232,34 @@ FAILURES = (
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/237", "report"),
             Source("https://github.com/Ascend/MindSpeed-LLM/issues/2", "report"),
+            Source("https://github.com/hiyouga/LlamaFactory/issues/3796", "maintainer"),
+            Source("https://github.com/hiyouga/LlamaFactory/issues/3779", "report"),
         ),
-        hints=("cannot", "fail", "not installed"),
+        hints=("cannot", "fail", "not installed", "binary"),
+    ),
+    Failure(
+        id="op-not-built-for-chip",
+        mode="cann-pairing",
+        component="opp",
+        patterns=(
+            r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",
+        ),
+        codes=(),
+        meaning="the installed operator packages have no kernel of this operator for this chip "
+        "(the line names the chip and the operator): this CANN / ops release does not support "
+        "the operator on it",
+        causes=(
+            "the operator exists only for other chips (310P lacks many fused A2/A3 operators)",
+            "a CANN or custom-ops package older than the framework that calls the operator",
+        ),
+        fix="install the CANN kernels / custom-ops release that ships the operator for this chip "
+        "(the framework's install guide pins it), or run that model path on a chip that has it",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1813", "maintainer"),
+            Source("https://github.com/sgl-project/sglang/issues/31938", "report"),
+        ),
+        hints=("not support",),
     ),
     Failure(
         id="ops-package-other-chip",
