@@ -269,3 +269,45 @@ def test_explain_a_fragment_by_the_error_codes_it_names() -> None:
         "hccl-socket-timeout"
     ]
     assert explain("step 507035 done, pid 107001") == []  # bare numbers in prose name nothing
+
+
+@pytest.mark.parametrize(
+    ("query", "expected", "named"),
+    [
+        ("507039", "acl-507039", "ACL_ERROR_RT_DIE_SET_ERROR"),
+        ("-8007", "dcmi-8007", "DCMI_ERR_CODE_INVALID_DEVICE_ID"),
+        ("ERR02200", "torch-npu-err02200", "DIST"),
+        ("EK0001", "cann-ek0001", "profiling"),
+    ],
+)
+def test_explain_decodes_a_code_from_its_table(query: str, expected: str, named: str) -> None:
+    (found,) = explain(query)
+    assert (found.id, found.codes) == (expected, (query,))
+    assert named in found.meaning and found.fix
+
+
+def test_a_code_with_an_entry_of_its_own_is_not_decoded_again() -> None:
+    hits = scan_lines(["[W NPUStream.cpp:382] Warning: NPU warning, error code is 507035"], "t")
+    assert [h.id for h in hits] == ["vector-core-fault"]
+
+
+def test_an_e_code_carries_the_message_and_the_solution_cann_printed() -> None:
+    line = (
+        "Memory_Allocation_Failure(EL0009): Failed to allocate memory. Possible Cause: "
+        "Available memory is insufficient. Solution: Close applications not in use."
+    )
+    (hit,) = [h for h in scan_lines([line], "t") if h.id == "cann-el0009"]
+    assert "Failed to allocate memory" in hit.failure.meaning
+    assert hit.failure.fix == "CANN's solution: Close applications not in use."
+    assert hit.failure.family == "cann-error-code" and hit.failure.rank == 1
+
+
+def test_e_codes_are_capitals_after_a_boundary() -> None:
+    assert scan_lines(["ee1234: lower case", "XEK0001: glued", "E12345678: too long"], "t") == []
+
+
+def test_a_flood_of_made_up_codes_stays_bounded() -> None:
+    from ampenv.knowledge.failures.match import MAX_DECODED
+
+    lines = [f"E{c}{i:04d}: boom" for c in "ABCDFGKMNP" for i in range(300)]
+    assert len(scan_lines(lines, "flood")) == MAX_DECODED

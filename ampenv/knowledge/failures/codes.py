@@ -8,7 +8,6 @@ per code) or None where the catalogue knows the code by an entry of its own.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Callable, Optional
@@ -19,6 +18,7 @@ from ampenv.knowledge.failures.model import CLASS, CODE_CONTEXT, GENERIC, Failur
 
 EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
+SOLUTION = re.compile(r"\bSolution: ?(.{8,})", re.IGNORECASE)
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
 
 
@@ -303,12 +303,16 @@ def e_code(code: str, text: str) -> Optional[Failure]:
         + (f": {said}" if said else "")
         + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
     )
-    fix = (
-        PLOG
-        if internal
-        else "CANN prints what to change with the code (the message, and a 'Solution:' line "
-        "after it); change the parameter, environment or resource it names"
-    )
+    solution = SOLUTION.search(text)
+    if solution:  # CANN's own advice, printed with the code
+        fix = f"CANN's solution: {solution.group(1).strip()[:EXCERPT]}"
+    elif internal:
+        fix = PLOG
+    else:
+        fix = (
+            "CANN prints what to change with the code (the message, and a 'Solution:' line after "
+            "it); change the parameter, environment or resource it names"
+        )
     sources = (Source(tables.E_CODE_FORMAT, "official"), Source(ref, weight))
     return _failure(
         f"cann-{code.lower()}",
@@ -353,19 +357,15 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
     """The code families, leaving to the catalogue every code in ``known`` (its entries' codes)."""
 
     def unless_known(decoder: Callable[[str], Optional[Failure]], prefix: str = ""):
-        @functools.cache
-        def by_code(code: str) -> Optional[Failure]:
+        def by_code(m: re.Match[str]) -> Optional[Failure]:
+            code = m.group("code")
             return None if prefix + code in known else decoder(code)
 
-        return lambda m: by_code(m.group("code"))
-
-    seen: dict[str, Optional[Failure]] = {}
+        return by_code
 
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:
         code = m.group("code")
-        if code not in seen:  # the first line's message names the code's meaning
-            seen[code] = None if code in known else e_code(code, m.group("text"))
-        return seen[code]
+        return None if code in known else e_code(code, m.group("text"))
 
     return (
         _family(

@@ -21,6 +21,9 @@ from ampenv.knowledge.failures.model import GENERIC, Failure
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 ANSI = re.compile(rb"\x1b\[[0-9;?]{0,32}[A-Za-z]")
 WINDOW = 8192  # bytes of a long line kept either side of a hint
+# Distinct codes a scan decodes through the code families: a real log names a handful; a flood
+# of made-up codes must not grow the scan without bound.
+MAX_DECODED = 256
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
 
@@ -71,6 +74,7 @@ class Scanner:
     _found: dict[str, _Found] = field(default_factory=dict)
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
+    _decoded: dict[tuple[str, str], Optional[Failure]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -146,7 +150,12 @@ class Scanner:
         if m is None:
             return
         if failure.decode is not None:
-            decoded = failure.decode(m)
+            key = (failure.id, m.group("code"))
+            if key not in self._decoded:  # a code's first line gives its meaning
+                if len(self._decoded) >= MAX_DECODED:
+                    return
+                self._decoded[key] = failure.decode(m)
+            decoded = self._decoded[key]
             if decoded is None:
                 return
             failure = decoded
