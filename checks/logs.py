@@ -8,9 +8,11 @@ from typing import Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
 from ampenv.knowledge.failures import CATALOGUE, Hit
+from ampenv.knowledge.failures.codes import CONFIRMS
 from ampenv.probe import caches, logs
 
-CONFIRMING = tuple(sorted({f.confirm for f in CATALOGUE if f.confirm}))
+# The catalogue's entries and the codes its tables decode name these checks to confirm a cause.
+CONFIRMING = tuple(sorted({f.confirm for f in CATALOGUE if f.confirm} | CONFIRMS))
 
 
 def _node_says(ctx: CheckContext, hit: Hit) -> Optional[str]:

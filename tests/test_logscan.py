@@ -211,3 +211,27 @@ def test_only_the_end_of_a_long_named_log_is_read(
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
     (hit,) = scan.hits
     assert hit.count == 1 and scan.tails == [str(path)]
+
+
+def test_a_log_of_decoded_codes_is_judged_not_crashed() -> None:
+    # A code decoded from its table names a check to confirm it; logs.errors must run after
+    # every such check (reading a result it did not order itself after is a crash).
+    text = (LOGS / "ascend" / "heldout3_verl_ej0001_hccp_init.txt").read_text(encoding="utf-8")
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs", "--log", "-",
+         "-f", "json"],
+        input=text, capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert '"hccl-result-7"' in ran.stdout and '"error"' not in ran.stdout
+
+
+def test_every_check_a_failure_names_is_one_logs_errors_runs_after() -> None:
+    from ampenv.core.registry import discover
+    from ampenv.knowledge.failures import CATALOGUE
+    from ampenv.knowledge.failures.codes import CONFIRMS
+
+    named = {f.confirm for f in CATALOGUE if f.confirm} | CONFIRMS
+    checks = discover(env={}).checks
+    assert named <= set(checks["logs.errors"].after)
+    assert named <= set(checks)

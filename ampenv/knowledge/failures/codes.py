@@ -428,3 +428,18 @@ def lookup(code: str) -> Optional[Failure]:
     if re.fullmatch(r"E[0-9A-Z]\d{4}", code):
         return e_code(code, "")
     return None
+
+
+# Every check a decoded code may name to confirm it (logs.errors runs after them).
+CONFIRMS = frozenset(
+    klass.confirm
+    for klass in (
+        *ACL_FIXES.values(),
+        *ACL_CLASSES.values(),
+        *HCCL_FIXES.values(),
+        HCCL_DEFAULT,
+        *DCMI_FIXES.values(),
+        DCMI_DEFAULT,
+    )
+    if klass.confirm
+)
