@@ -131,6 +131,27 @@ FAILURES = (
         hints=("no module named",),
     ),
     Failure(
+        id="torch-npu-not-installed",
+        mode="torch-pairing",
+        component="torch_npu",
+        patterns=(r"No module named '?torch_npu'?(?![.\w])",),
+        codes=(),
+        meaning="this Python has no torch_npu: it is not installed in the environment that runs, "
+        "or another interpreter runs than the one it was installed into",
+        causes=(
+            "torch-npu never installed in this venv / conda env / image",
+            "a second Python on PATH (python vs python3, a venv not activated)",
+        ),
+        fix='`python -m pip show torch-npu` with the same python that fails; install the release '
+        'paired with torch and CANN: pip install "torch-npu==<the release paired with torch>" '
+        "(`ampenv doctor --only python.stack` names it)",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/166", "report"),
+        ),
+        hints=("no module named",),
+    ),
+    Failure(
         id="torch-npu-cann-symbol",
         mode="cann-pairing",
         component="torch_npu",
