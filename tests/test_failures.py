@@ -77,8 +77,9 @@ def test_hint_vocabulary_stays_small() -> None:
     # directory" in a container holds no other hint). The code families (codes.py) add the
     # words their contexts print and nothing else holds: "ret", "result", "errcode" (ACL codes)
     # and "err0" (torch_npu's ERR0xxxx): 30. Held-out set 3 added "binary" ("Op Cast does not
-    # has any binary.") and "sleep mode freed" (vLLM's INFO line, nothing else in it): 32.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 32
+    # has any binary.") and "sleep mode freed" (vLLM's INFO line, nothing else in it): 32. Set 4
+    # added "not compatible" (vllm-ascend's memory pool refusing expandable segments): 33.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 33
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

@@ -6,12 +6,17 @@ from ampenv.knowledge.failures.model import CLASS, Failure, Source, code
 
 FACTS = "shared/reference/ascend-facts.md"
 
+PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+
 FAILURES = (
     Failure(
         id="dcmi-init-failed",
         mode="container-devices",
         component="dcmi",
-        patterns=(r"dcmi module initiali[sz]ed? failed\.? ?ret is -8005",),
+        patterns=(
+            r"dcmi module initiali[sz]ed? failed\.? ?ret is -8005",
+            r"dcmi init failed, error code: ?-8005",
+        ),
         codes=("-8005",),
         meaning="npu-smi's management library (DCMI) could not open the devices",
         causes=(
@@ -254,10 +259,14 @@ FAILURES = (
         id="hdk-required",
         mode="driver",
         component="driver",
-        patterns=(r"failed to initiali[sz]e\. please install HDK",),
+        patterns=(
+            r"failed to initiali[sz]e\. please install HDK",
+            r"Failed to find function dcmi_\w{1,60}",
+            r"the current driver version does not support this feature",
+        ),
         codes=(),
-        meaning="a CANN tool needs a driver (Ascend HDK) feature this node lacks: the driver is "
-        "missing, too old, or installed without the mode the tool needs",
+        meaning="CANN, torch_npu or a CANN tool needs a driver (Ascend HDK) feature this node's "
+        "driver lacks: the driver is missing, too old, or installed without the mode needed",
         causes=("no NPU driver, or one older than the tool", "the driver not in debug mode"),
         fix="install or upgrade the NPU driver and firmware (Ascend HDK) that this CANN's "
         "release notes pair with it; `ampenv doctor --only npu.driver`",
@@ -268,8 +277,12 @@ FAILURES = (
                 "@0843e90ab3edaeccd149e19f01213575ab615770",
                 "official",
             ),
+            Source(
+                PYTORCH.format("torch_npu/csrc/core/npu/interface/DcmiInterface.cpp"), "official"
+            ),
+            Source(PYTORCH.format("torch_npu/csrc/core/npu/CachingHostAllocator.cpp"), "official"),
         ),
-        hints=("fail",),
+        hints=("fail", "not support"),
     ),
     Failure(
         id="invalid-device-id",
@@ -305,6 +318,7 @@ FAILURES = (
         patterns=(
             r"ASCEND_RT_VISIBLE_DEVICES\b[^\n]{0,200}must be configured in ascending order",
             r"Error setting ASCEND_RT_VISIBLE_DEVICES\b",
+            r"No NPU devices found or specified in ASCEND_RT_VISIBLE_DEVICES",
         ),
         codes=("EE1001",),
         meaning="ASCEND_RT_VISIBLE_DEVICES was refused: CANN wants its ids in ascending order, "
@@ -320,6 +334,11 @@ FAILURES = (
         "tensor-parallel size against it)",
         confirm="env.npu",
         sources=(
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/utils.py"
+                "@182b75ea84ff13ece27b57391331ef8935410aea",
+                "official",
+            ),
             Source("https://github.com/gpustack/gpustack/issues/2527 (EE1001 text)", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2879", "report"),
             Source(FACTS + " §4 (envref_07_0028)", "official"),

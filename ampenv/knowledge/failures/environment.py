@@ -131,7 +131,7 @@ FAILURES = (
         mode="cann-env",
         component="cann",
         patterns=(
-            r"No module named '(?:tbe|te|te_fusion|op_gen|schedule_search|auto_tune)"
+            r"No module named '(?:tbe|te|te_fusion|op_gen|schedule_search|auto_tune|acl)"
             r"(?:\.[\w.]{1,80})?'",
         ),
         codes=(),
@@ -143,7 +143,12 @@ FAILURES = (
         ),
         fix=SET_ENV + " in the same shell that starts python",
         confirm="cann.toolkit",
-        sources=(Source("https://github.com/Ascend/pytorch/issues/29", "report"),),
+        sources=(
+            Source(
+                "Ascend/MindSpeed-MM docs/zh/troubleshooting.md"
+                "@57069cd55a8ab16d5affe379a2e2c5f0a4d962b9 (No module named 'acl')",
+                "official",
+            ),Source("https://github.com/Ascend/pytorch/issues/29", "report"),),
         hints=("no module named",),
     ),
     Failure(
@@ -162,6 +167,32 @@ FAILURES = (
             Source("https://github.com/Ascend/pytorch/issues/7 (EH9999 init env failed)", "report"),
         ),
         hints=("fail",),
+        rank=CLASS,
+    ),
+    Failure(
+        id="compile-option-init-failed",
+        mode="cann-env",
+        component="torch_npu",
+        patterns=(
+            r"AclSetCompileopt\(aclCompileOpt::ACL_PRECISION_MODE[^\n]{0,80}error code is 500001",
+        ),
+        codes=(),
+        meaning="torch_npu's first call that needs CANN's operator compiler (setting the precision "
+        "mode at init) failed: the compiler's Python side did not start",
+        causes=(
+            "numpy 2.x with a CANN release that supports numpy 1 only (vllm-ascend#472)",
+            "CANN's Python dependencies missing (decorator, sympy, cffi, ...; Ascend/pytorch#7)",
+            "CANN without the platform file of this chip (an EH9999 / SocVersion line next to it)",
+        ),
+        fix='python -c "import numpy; print(numpy.__version__)": pip install "numpy<2" where this '
+        "CANN predates numpy 2; pip install decorator sympy cffi protobuf attrs pyyaml pathlib2 "
+        "scipy requests psutil absl-py; then the E-code in the plog names what is left",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/pull/472 (numpy<2)", "maintainer"),
+            Source("https://github.com/Ascend/pytorch/issues/7", "maintainer"),
+        ),
+        hints=("error",),
         rank=CLASS,
     ),
     Failure(

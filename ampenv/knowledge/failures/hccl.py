@@ -202,6 +202,30 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
+        id="master-port-in-use",
+        mode="hccl",
+        component="torch.distributed",
+        patterns=(
+            r"The server socket has failed to (?:bind to|listen on)[^\n]{0,160}"
+            r"(?:Address already in use|any local network address)",
+        ),
+        codes=(),
+        meaning="the rendezvous port (torchrun's MASTER_PORT) is taken on this host: a leftover "
+        "process of an earlier job, or another job, holds it",
+        causes=("a process of an interrupted job still alive", "two jobs on one MASTER_PORT"),
+        fix="find and end the holder (`ss -ltnp | grep :<port>`), or start with another "
+        "MASTER_PORT / --master_port",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/"
+                "port_number_distributed_task_in_use.md@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="hccl-port-in-use",
         mode="hccl",
         component="hccl",

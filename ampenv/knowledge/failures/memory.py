@@ -187,17 +187,71 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="alloc-1g-pages-missing",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(r"The malloc 1G large-page physical memory failed",),
+        codes=(),
+        meaning="PYTORCH_NPU_ALLOC_CONF asks for 1G pages (page_size:1g) but too few 1G huge pages "
+        "are reserved, so the allocator falls back to 2M pages (slower, not broken)",
+        causes=("page_size:1g without 1G huge pages reserved for the NPU",),
+        fix="reserve enough 1G huge pages for the device as the driver guide describes, or drop "
+        "page_size:1g from PYTORCH_NPU_ALLOC_CONF",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/interface/AclInterface.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="pin-memory-expandable-graph",
+        mode="allocator",
+        component="torch_npu",
+        patterns=(
+            r"ACLGraph capture is not supported when pin_memory_expandable_segments=True",
+        ),
+        codes=(),
+        meaning="graph capture (ACLGraph) cannot run with pinned host memory in expandable "
+        "segments: PYTORCH_NPU_ALLOC_CONF sets pin_memory_expandable_segments",
+        causes=("pin_memory_expandable_segments:True with torch.npu graphs (ACLGraph)",),
+        fix="remove pin_memory_expandable_segments from PYTORCH_NPU_ALLOC_CONF, or keep pin_memory "
+        "calls out of the captured region",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUGraph.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("not support",),
+    ),
+    Failure(
         id="sleep-mode-expandable-segments",
         mode="allocator",
         component="torch_npu",
-        patterns=(r"Sleep mode freed 0\.00 GiB memory",),
+        patterns=(
+            r"Sleep mode freed 0\.00 GiB memory",
+            r"Expandable segments are not compatible with memory pool",
+        ),
         codes=(),
         meaning="vLLM's sleep mode released no device memory: with expandable segments the NPU "
         "caching allocator's memory is not the kind sleep mode can free",
         causes=("PYTORCH_NPU_ALLOC_CONF=expandable_segments:True with vllm-ascend sleep mode",),
         fix="run sleep mode with PYTORCH_NPU_ALLOC_CONF=expandable_segments:False (or unset)",
         confirm="env.npu",
-        sources=(Source("https://github.com/modelscope/ms-swift/issues/6636", "report"),),
-        hints=("sleep mode freed",),
+        sources=(
+            Source("https://github.com/modelscope/ms-swift/issues/6636", "report"),
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/device_allocator/camem.py"
+                "@182b75ea84ff13ece27b57391331ef8935410aea",
+                "official",
+            ),
+        ),
+        hints=("sleep mode freed", "not compatible"),
     ),
 )
