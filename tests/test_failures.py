@@ -312,3 +312,11 @@ def test_a_flood_of_made_up_codes_stays_bounded() -> None:
 
     lines = [f"E{c}{i:04d}: boom" for c in "ABCDFGKMNP" for i in range(300)]
     assert len(scan_lines(lines, "flood")) == MAX_DECODED
+
+
+def test_an_entry_with_a_code_pattern_hints_every_context_word() -> None:
+    from ampenv.knowledge.failures.model import CODE_CONTEXT, CODE_HINTS
+
+    for failure in CATALOGUE:
+        if any(CODE_CONTEXT in p for p in failure.patterns):
+            assert set(CODE_HINTS) <= set(failure.hints), failure.id

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, GENERIC, Failure, Source, code
+from ampenv.knowledge.failures.model import CLASS, GENERIC, Failure, Source, code, code_hints
 
 CODES_H = (
     "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
@@ -67,7 +67,7 @@ FAILURES = (
             Source("https://github.com/hw-native-sys/PTOAS/pull/864", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/4972", "report"),
         ),
-        hints=("timeout", "times out", "error", "fail"),
+        hints=code_hints("timeout", "times out", "error", "fail"),
     ),
     Failure(
         id="aicore-exception",
@@ -101,7 +101,7 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("exception", "abnormal", "error", "fail", "out of range"),
+        hints=code_hints("exception", "abnormal", "error", "fail", "out of range"),
     ),
     Failure(
         id="vector-core-fault",
@@ -135,7 +135,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/15903", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/10829", "report"),
         ),
-        hints=("exception", "abnormal", "error", "fail", "timeout"),
+        hints=code_hints("exception", "abnormal", "error", "fail", "timeout"),
     ),
     Failure(
         id="aicpu-exception",
@@ -166,7 +166,7 @@ FAILURES = (
             Source("https://github.com/open-mmlab/mmcv/issues/3203", "report"),
             Source("https://github.com/pytorch/pytorch/issues/136302", "report"),
         ),
-        hints=("exception", "abnormal", "fail", "error"),
+        hints=code_hints("exception", "abnormal", "fail", "error"),
     ),
     Failure(
         id="internal-task-timeout",
@@ -182,7 +182,7 @@ FAILURES = (
             Source(CODES_H + " (507048)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2800", "report"),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
         rank=CLASS,
     ),
     Failure(
@@ -201,7 +201,7 @@ FAILURES = (
             Source("https://github.com/Ascend/pytorch/issues/62", "report"),
             Source(CODES_H + " (507046)", "official"),
         ),
-        hints=("timeout", "error", "fail"),
+        hints=code_hints("timeout", "error", "fail"),
         rank=CLASS,
     ),
     Failure(
@@ -234,7 +234,7 @@ FAILURES = (
                 "maintainer",
             ),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
         rank=GENERIC,
     ),
     Failure(
@@ -263,7 +263,7 @@ FAILURES = (
             Source("https://github.com/tile-ai/tilelang-ascend/issues/587", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2171", "report"),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
         rank=CLASS,
     ),
     Failure(
@@ -290,7 +290,7 @@ FAILURES = (
             Source(ACLNN_CODES, "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/4859", "report"),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
         rank=CLASS,
     ),
     Failure(

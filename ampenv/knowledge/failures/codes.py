@@ -14,7 +14,14 @@ from typing import Callable, Optional
 
 import ampenv.knowledge.failures.code_tables as tables
 from ampenv.knowledge.failures.acl import BLOCKING, PLOG
-from ampenv.knowledge.failures.model import CLASS, CODE_CONTEXT, GENERIC, Failure, Source
+from ampenv.knowledge.failures.model import (
+    CLASS,
+    CODE_CONTEXT,
+    CODE_HINTS,
+    GENERIC,
+    Failure,
+    Source,
+)
 
 EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
@@ -374,7 +381,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
             f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
             "meaning, and the fix of its class",
             "core-exception",
-            ("error", "fail", "result", "ret", "errcode"),
+            CODE_HINTS,
             unless_known(acl),
             tables.ACL_SOURCES,
         ),

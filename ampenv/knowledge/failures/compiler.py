@@ -42,6 +42,21 @@ FAILURES = (
         hints=("not implemented", "not support"),
     ),
     Failure(
+        id="fp32-matmul-keep-type",
+        mode="dtype",
+        component="aclnn",
+        patterns=(r"dtype DT_FLOAT\b[^\n]{0,80}not support under keep type mode",),
+        codes=(),
+        meaning="a float32 matmul was asked to keep float32, which this chip's cube unit does "
+        "not compute (the 310-class chips multiply in float16)",
+        causes=("float32 model on a 310 / 310P with precision reduction disabled",),
+        fix="run the model in float16, or allow the matmul to reduce precision (torch_npu: "
+        "torch.npu.matmul.allow_hf32 = True; aclnn cubeMathType ALLOW_FP32_DOWN_PRECISION)",
+        confirm="npu.devices",
+        sources=(Source("https://github.com/PaddlePaddle/Paddle/issues/70866", "report"),),
+        hints=("not support",),
+    ),
+    Failure(
         id="op-compile-failed",
         mode="compile-cache",
         component="tbe",

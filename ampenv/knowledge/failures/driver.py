@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, Failure, Source, code
+from ampenv.knowledge.failures.model import CLASS, Failure, Source, code, code_hints
 
 FACTS = "shared/reference/ascend-facts.md"
 
@@ -176,7 +176,7 @@ FAILURES = (
             ),
             Source("https://github.com/gpustack/gpustack/issues/2527", "report"),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
         rank=CLASS,
     ),
     Failure(
@@ -208,7 +208,7 @@ FAILURES = (
             Source("https://github.com/Ascend/pytorch/issues/67", "report"),
             Source("https://github.com/PaddlePaddle/Paddle/issues/68865", "maintainer"),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
         rank=CLASS,
     ),
     Failure(
@@ -232,7 +232,7 @@ FAILURES = (
             Source(FACTS + " §6 (rt_error_codes.h 507899)", "official"),
             Source("https://github.com/hw-native-sys/simpler/pull/890", "report"),
         ),
-        hints=("fail", "error"),
+        hints=code_hints("fail", "error"),
         rank=CLASS,
     ),
     Failure(
@@ -309,7 +309,7 @@ FAILURES = (
             Source("https://github.com/gpustack/gpustack/issues/3352", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/pull/10227", "report"),
         ),
-        hints=("error", "fail"),
+        hints=code_hints("error", "fail"),
     ),
     Failure(
         id="visible-devices-invalid",

@@ -24,7 +24,8 @@ FAILURES = (
         patterns=(
             r"\blib(?:hccl|ascendcl|ge_runner|graph|runtime|acl_op_compiler|opapi|msprofiler"
             r"|register|tsdclient|nnopbase|platform|ge_common|error_manager|ascend_protobuf"
-            r"|acl_tdt_channel|cust_opapi|aclnn_\w{1,40})\.so[\w.]{0,20}: "
+            r"|acl_tdt_channel|cust_opapi|aclnn_\w{1,40}|optiling|tiling_api|exe_graph|lowering"
+            r"|ge_executor|ascendalog|acl_dvpp|acl_cblas|fmk_parser|ascend_dump)\.so[\w.]{0,20}: "
             r"cannot open shared object",
             r"Please check that the (?:cann|runtime|compiler) package is installed",
         ),
@@ -39,6 +40,11 @@ FAILURES = (
         fix=SET_ENV + "; then `ampenv doctor --only cann.toolkit`",
         confirm="cann.toolkit",
         sources=(
+            Source(
+                "mindspore-lab/mindocr docs/cn/tutorials/frequently_asked_questions.md"
+                "@16892a0acadc5a45033457e86df92e8f4443882c (liboptiling.so)",
+                "report",
+            ),
             Source(TORCH_NPU_LOADER + " (libhccl.so / libascendcl.so messages)", "official"),
             Source("https://github.com/BytePioneer-AI/PaddleOCR-NPU/issues/7", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/262", "report"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, Failure, Source, code
+from ampenv.knowledge.failures.model import CLASS, Failure, Source, code, code_hints
 
 FACTS = "shared/reference/ascend-facts.md"
 FIRST_RANK = (
@@ -298,7 +298,7 @@ FAILURES = (
             Source("https://github.com/InternLM/lmdeploy/issues/3354", "report"),
             Source(FACTS + " §4 HCCL_EXEC_TIMEOUT (envref_07_0078)", "official"),
         ),
-        hints=("timeout", "error"),
+        hints=code_hints("timeout", "error"),
         rank=CLASS,
     ),
     Failure(

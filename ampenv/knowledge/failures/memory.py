@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source, code
+from ampenv.knowledge.failures.model import Failure, Source, code, code_hints
 
 CODES_H = (
     "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
@@ -80,7 +80,7 @@ FAILURES = (
             Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
         ),
-        hints=("fail",),
+        hints=code_hints("fail"),
     ),
     Failure(
         id="sdma-error",
@@ -100,7 +100,7 @@ FAILURES = (
             Source(CODES_H + " (507013)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
         ),
-        hints=("error",),
+        hints=code_hints("error"),
     ),
     Failure(
         id="ts-internal-error",
@@ -119,7 +119,7 @@ FAILURES = (
             Source(CODES_H + " (507001)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/116", "maintainer"),
         ),
-        hints=("error",),
+        hints=code_hints("error"),
     ),
     Failure(
         id="alloc-conf-both-set",

@@ -34,8 +34,18 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # counter or a longer number.
 CODE_CONTEXT = (
     r"(?:error code is:?|error code:|error ?code ?=|runtime result =|result =|\bret(?:code)?\s?[=:]"
-    r"|errcode=|failed ?:|failed with code|\bret is)"
+    r"|errcode=|failed ?:|failed with code|\bret is|with error|\bret(?= \d))"
 )
+
+
+# The words every CODE_CONTEXT holds: an entry with a code() pattern lists them as hints, so
+# the prefilter never hides "ret 107000" or "runtime result = 507033".
+CODE_HINTS = ("error", "fail", "result", "ret", "errcode")
+
+
+def code_hints(*hints: str) -> tuple[str, ...]:
+    """An entry's own hints and the words of the contexts its code() patterns match in."""
+    return tuple(dict.fromkeys((*hints, *CODE_HINTS)))
 
 
 def code(number: str) -> str:
