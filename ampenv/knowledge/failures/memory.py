@@ -27,11 +27,14 @@ FAILURES = (
         codes=(),
         meaning="the caching allocator could not fit an allocation in the device's memory",
         causes=(
-            "batch or sequence too large for the HBM",
+            "batch or sequence too large for the HBM (training), or weights plus KV cache "
+            "over the share the engine may take (inference)",
             "fragmentation (reserved >> allocated)",
             "other processes on the device",
         ),
-        fix="lower the batch size; against fragmentation set "
+        fix="lower the batch size or sequence length (training: or shard with ZeRO-3 / more "
+        "devices; vLLM / sglang: a lower --gpu-memory-utilization / --mem-fraction-static or "
+        "--max-model-len, or more devices); against fragmentation set "
         "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True (or max_split_size_mb:<MB>); " + HOLDERS,
         confirm="npu.devices",
         sources=(
@@ -39,6 +42,11 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/19", "maintainer"),
             Source(
                 "https://github.com/xingchensong/TouchNet/issues/100 (torch_npu wording)", "report"
+            ),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/5020 (lower "
+                "gpu-memory-utilization)",
+                "report",
             ),
         ),
         hints=("out of memory",),
