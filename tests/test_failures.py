@@ -79,7 +79,8 @@ def test_hint_vocabulary_stays_small() -> None:
     # and "err0" (torch_npu's ERR0xxxx): 30. Held-out set 3 added "binary" ("Op Cast does not
     # has any binary.") and "sleep mode freed" (vLLM's INFO line, nothing else in it): 32. Set 4
     # added "not compatible" (vllm-ascend's memory pool refusing expandable segments): 33.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 33
+    # torch_npu's own messages added "set_env" and "do not match" (its CANN warning): 35.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 35
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

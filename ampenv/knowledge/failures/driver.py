@@ -262,6 +262,8 @@ FAILURES = (
         patterns=(
             r"failed to initiali[sz]e\. please install HDK",
             r"Failed to find function dcmi_\w{1,60}",
+            r"maybe your hdk version is too low",
+            r"please upgrade the HDK\(driver\)",
             r"the current driver version does not support this feature",
         ),
         codes=(),
@@ -272,6 +274,11 @@ FAILURES = (
         "release notes pair with it; `ampenv doctor --only npu.driver`",
         confirm="npu.driver",
         sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/npu/Event.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
             Source(
                 "hicann/catlass docs/en/1_Practice/evaluation/msdebug.md"
                 "@0843e90ab3edaeccd149e19f01213575ab615770",

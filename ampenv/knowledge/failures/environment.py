@@ -86,6 +86,8 @@ FAILURES = (
         mode="cann-env",
         component="cann",
         patterns=(
+            r"Please run 'source set_env\.sh' in the CANN installation path",
+            r"Could not find ASCEND_HOME_PATH in env",
             r"ASCEND_OPP_PATH environment variable is not set",
             r"ASCEND_HOME_PATH environment variable is not set",
         ),
@@ -99,6 +101,16 @@ FAILURES = (
         fix=SET_ENV + "; if the path still does not exist, reinstall the CANN toolkit",
         confirm="cann.toolkit",
         sources=(
+            Source(
+                "Ascend/pytorch torch_npu/utils/collect_hccl_info.py"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source(
+                "Ascend/pytorch torch_npu/_inductor/cpp_builder.py"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
             Source(REGISTRY + " (_cann_package_check)", "official"),
             Source(
                 "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
@@ -109,7 +121,7 @@ FAILURES = (
                 "Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH checks at import)", "official"
             ),
         ),
-        hints=("not set",),
+        hints=("not set", "set_env"),
     ),
     Failure(
         id="nnal-not-sourced",

@@ -161,6 +161,8 @@ FAILURES = (
             # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
             # non-fatal fallbacks only warn, so the RuntimeError is required
             r"RuntimeError: Failed to find function ?(?:acl|hccl)\w{1,80}",
+            r"maybe you(?:r)? cann version is too low",
+            r"need to upgrade hccl version",
         ),
         codes=(),
         meaning="torch_npu needs a CANN function the installed CANN lacks: torch_npu is newer "
@@ -172,6 +174,16 @@ FAILURES = (
         "the release this torch_npu names; `ampenv doctor --only python.stack,cann.toolkit`",
         confirm="python.stack",
         sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/framework/interface/HcclInterface.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/interface/HcclInterface.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
             Source("https://github.com/triton-lang/triton-ascend/issues/328", "report"),
             Source("https://github.com/triton-lang/triton-ascend/pull/1099", "report"),
             Source(
@@ -337,7 +349,11 @@ FAILURES = (
         id="cann-version-mismatch",
         mode="cann-pairing",
         component="cann",
-        patterns=(r"\bCANN\b[^\n]{0,40}\bversion mismatch\b",),
+        patterns=(
+            r"\bCANN\b[^\n]{0,40}\bversion mismatch\b",
+            # torch_npu at import: "CANN package version X and PyTorch version Y do not match."
+            r"do not match\. Please check the README of the Ascend PyTorch repo",
+        ),
         codes=(),
         meaning="a framework or library was built against another CANN release than the one "
         "installed (it says so at start-up, before anything fails)",
@@ -348,8 +364,13 @@ FAILURES = (
         fix="install the framework build made for the installed CANN, or install the CANN "
         "release it was built against; `ampenv doctor --only cann.toolkit` shows the installed one",
         confirm="cann.toolkit",
-        sources=(Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/10514", "report"),),
-        hints=("mismatch",),
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/_init/registry/registry_manager.py"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/10514", "report"),),
+        hints=("mismatch", "do not match"),
     ),
     Failure(
         id="opp-verify-failed",
