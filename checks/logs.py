@@ -4,11 +4,13 @@ state where a check can confirm or refute it."""
 
 from __future__ import annotations
 
+import shlex
 from typing import Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
 from ampenv.knowledge.failures import CATALOGUE, Hit
 from ampenv.knowledge.failures.codes import CONFIRMS
+from ampenv.knowledge.failures.match import MAX_DECODED
 from ampenv.probe import caches, logs
 
 # The catalogue's entries and the codes its tables decode name these checks to confirm a cause.
@@ -31,6 +33,15 @@ def _node_says(ctx: CheckContext, hit: Hit) -> Optional[str]:
             "comes from another node"
         )
     return f"on this node {confirm} reports {result.status.value}: {summary}"
+
+
+def _end_only(name: str) -> str:
+    """How to hand over only the end of a log the scan could not finish."""
+    if name == "stdin":
+        return "pipe only its end: tail -c 16M LOG | ampenv doctor --log -"
+    quoted = shlex.quote(name)
+    end = f"zcat {quoted} | tail -c 16M" if name.endswith(".gz") else f"tail -c 16M {quoted}"
+    return f"pass its end: {end} > end.log; ampenv doctor --log end.log"
 
 
 def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
@@ -83,13 +94,22 @@ def logs_errors(ctx: CheckContext) -> Result:
     findings += [
         Finding(
             Status.WARN,
-            f"--log {name}: reading stopped after {logs.BUDGET_S:g} s before its end: a failure "
+            f"{name}: reading stopped after {logs.BUDGET_S:g} s before its end: a failure "
             "logged near its end may be missed",
-            f"pass the end of it uncompressed: zcat {name} | tail -c 64M > end.log; "
-            "ampenv doctor --log end.log",
+            _end_only(name),
         )
         for name in scan.stopped
     ]
+    if scan.undecoded:
+        findings.append(
+            Finding(
+                Status.WARN,
+                f"{scan.undecoded} line(s) with an error code were not decoded: a scan decodes "
+                f"{MAX_DECODED} distinct codes at most, and these logs name more",
+                "`ampenv explain CODE` for a code you care about; or pass the part of the log "
+                "around the failure: ampenv doctor --log part.log",
+            )
+        )
     details = []
     if scan.unread:
         details.append(

@@ -300,7 +300,7 @@ def test_an_e_code_carries_the_message_and_the_solution_cann_printed() -> None:
     )
     (hit,) = [h for h in scan_lines([line], "t") if h.id == "cann-el0009"]
     assert "Failed to allocate memory" in hit.failure.meaning
-    assert hit.failure.fix == "CANN's solution: Close applications not in use."
+    assert hit.failure.fix == 'the log\'s own "Solution:" for it: "Close applications not in use."'
     assert hit.failure.family == "cann-error-code" and hit.failure.rank == 1
 
 
@@ -312,7 +312,43 @@ def test_a_flood_of_made_up_codes_stays_bounded() -> None:
     from ampenv.knowledge.failures.match import MAX_DECODED
 
     lines = [f"E{c}{i:04d}: boom" for c in "ABCDFGKMNP" for i in range(300)]
-    assert len(scan_lines(lines, "flood")) == MAX_DECODED
+    scanner = Scanner()
+    scanner.feed_lines(lines, "flood")
+    assert len(scanner.hits()) == MAX_DECODED
+    assert scanner.undecoded == len(lines) - MAX_DECODED  # counted, for the check to say so
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "eval result = 200000 samples",
+        "step 1000 result = 507010 tokens",
+        "ret=100000",
+        "cache ret: 200000 KB",
+        "saved ERR00001.txt",
+        "GET /static/ERR02200/index.html",
+        "err00100 pta call acl api failed",
+        "HCCL function error: HcclBarrier(comm), error code is 0",
+    ],
+)
+def test_counters_names_and_success_codes_are_not_errors(line: str) -> None:
+    assert [h.id for h in scan_lines([line], "t") if h.failure.family] == []
+
+
+def test_a_weak_code_context_counts_on_an_error_line() -> None:
+    (hit,) = scan_lines(["aclrtMemcpy failed, ret=507011"], "t")
+    assert hit.id == "acl-507011"
+
+
+def test_explain_calls_a_code_no_table_lists_unknown() -> None:
+    assert explain("599999") == [] and explain("E00000") == [] and explain("-8999") == []
+
+
+def test_a_scan_past_its_deadline_stops_and_says_so() -> None:
+    scanner = Scanner()
+    assert scanner.feed_bytes(b"EI0006: Getting socket times out.\n", "t", deadline=0.0) is False
+    assert scanner.hits() == []
+    assert Scanner().feed_bytes(b"EI0006: Getting socket times out.\n", "t", deadline=1e12)
 
 
 def test_an_entry_with_a_code_pattern_hints_every_context_word() -> None:

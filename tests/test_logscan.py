@@ -235,3 +235,20 @@ def test_every_check_a_failure_names_is_one_logs_errors_runs_after() -> None:
     checks = discover(env={}).checks
     assert named <= set(checks["logs.errors"].after)
     assert named <= set(checks)
+
+
+def test_a_scan_that_runs_out_of_time_says_which_log_it_did_not_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ampenv.knowledge.failures import match
+
+    class Late:  # the scanner's clock only: the read itself is in time
+        @staticmethod
+        def monotonic() -> float:
+            return float("inf")
+
+    monkeypatch.setattr(match, "time", Late)
+    text = (LOGS / "vllm-ascend-486_hccl_EI0006.txt").read_text()
+    path = _plant_plog(tmp_path, "train.log", text)
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
+    assert scan.hits == [] and scan.stopped == [str(path)]

@@ -22,7 +22,7 @@ from ampenv.probe import Probe
 from ampenv.util import bounded
 
 MAX_FILES = 32  # newest plogs read per run: a node can hold thousands
-BUDGET_S = 12.0  # reading stops after this long; the files left are counted
+BUDGET_S = 12.0  # reading and scanning stop after this long; the files left are counted
 NAMED_TAIL_MB = 64.0  # of a file the user names: the end of a training log holds its failure
 CHUNK = 4 << 20
 STDIN = "-"
@@ -40,6 +40,7 @@ class LogScan:
     stopped: list[str] = field(default_factory=list)  # streams the budget cut before their end
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # named logs only
     unread: int = 0  # files left when the time budget ran out
+    undecoded: int = 0  # lines with a code past the scanner's limit of distinct codes
 
     def newest(self, hit: Hit) -> float:
         """The newest mtime of the files that showed ``hit``: it is at most this recent."""
@@ -114,10 +115,11 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
 
 
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
-    """A tail starts mid-line: drop the partial first line."""
-    if not cut:
+    """A tail starts mid-line: drop the partial first line (but a tail that is all one line is
+    scanned as it is: dropping it would judge a log unread)."""
+    if not cut or b"\n" not in data:
         return data
-    return data.split(b"\n", 1)[1] if b"\n" in data else b""
+    return data.split(b"\n", 1)[1]
 
 
 def scan(
@@ -148,7 +150,8 @@ def scan(
                 continue
             result.files.append(path)
             result.mtimes[path] = mtime
-            scanner.feed_text(text, path)
+            if not scanner.feed_text(text, path, deadline=deadline):
+                result.stopped.append(path)
         for path in dict.fromkeys(p if p == STDIN else os.path.abspath(p) for p in named):
             if time.monotonic() > deadline:
                 result.unread += 1
@@ -166,8 +169,11 @@ def scan(
                 result.stopped.append(name)
             result.files.append(name)
             result.mtimes[name] = read.mtime
-            scanner.feed_bytes(_from_whole_line(read.data, read.cut), name)
+            data = _from_whole_line(read.data, read.cut)
+            if not scanner.feed_bytes(data, name, deadline=deadline) and not read.stopped:
+                result.stopped.append(name)
         result.hits = scanner.hits()
+        result.undecoded = scanner.undecoded
         return result
 
     return probe.fact(key, run)

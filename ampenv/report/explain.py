@@ -6,6 +6,7 @@ import textwrap
 
 from ampenv.core.plugin import CheckSpec
 from ampenv.knowledge.failures import Failure
+from ampenv.util.formats import printable_lines
 
 WIDTH = 100
 
@@ -44,4 +45,6 @@ def failure(f: Failure) -> str:
 
 
 def failures(found: list[Failure]) -> str:
-    return "\n\n".join(failure(f) for f in found)
+    # A code decoded from a pasted line carries that line's words: escape what a terminal
+    # would act on (OSC, bell, C1 controls) as the doctor's text report does.
+    return printable_lines("\n\n".join(failure(f) for f in found))

@@ -261,7 +261,9 @@ def acl(code: str) -> Optional[Failure]:
 
 
 def hccl(code: str) -> Optional[Failure]:
-    name, meaning = tables.HCCL.get(code, ("HcclResult", "an HCCL return code"))
+    if code not in tables.HCCL:  # 0 is HCCL_SUCCESS; other numbers are not HcclResult's
+        return None
+    name, meaning = tables.HCCL[code]
     klass = HCCL_FIXES.get(code, HCCL_DEFAULT)
     return _failure(
         f"hccl-result-{code}",
@@ -311,8 +313,8 @@ def e_code(code: str, text: str) -> Optional[Failure]:
         + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
     )
     solution = SOLUTION.search(text)
-    if solution:  # CANN's own advice, printed with the code
-        fix = f"CANN's solution: {solution.group(1).strip()[:EXCERPT]}"
+    if solution:  # the advice printed with the code, quoted as the log's, not ampenv's
+        fix = f'the log\'s own "Solution:" for it: "{solution.group(1).strip()[:EXCERPT]}"'
     elif internal:
         fix = PLOG
     else:
@@ -396,7 +398,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
         ),
         _family(
             "torch_npu",
-            r"\bERR(?P<code>0[0-4]\d{3})\b",
+            r"(?-i:\bERR(?P<code>0[0-4]\d{3}) (?:PTA|OPS|DIST|GRAPH|PROF)\b)",
             "a torch_npu error code: ERR, two digits of its submodule, three of its class",
             "core-exception",
             ("err0",),
@@ -421,18 +423,19 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
 
 
 def lookup(code: str) -> Optional[Failure]:
-    """A bare code (``507011``, ``-8007``, ``ERR02200``, ``EK0001``) decoded by its table.
+    """A bare code (``507011``, ``-8007``, ``ERR02200``, ``EK0001``) its table lists, decoded;
+    None for a code no table lists (``599999``, ``E00000``): `ampenv explain` calls it unknown.
 
     DCMI codes are decoded here for `ampenv explain` but not scanned for in logs: no public log
     shows one other than -8005 and -8020, which have entries of their own, so a DCMI family
     would have no real example to be tested on."""
-    if re.fullmatch(r"[1-5]\d{5}", code):
+    if code in tables.ACL:
         return acl(code)
-    if re.fullmatch(r"-8\d{3}", code):
+    if code in tables.DCMI:
         return dcmi(code)
     if re.fullmatch(r"ERR0[0-4]\d{3}", code):
         return torch_npu(code[3:])
-    if re.fullmatch(r"E[0-9A-Z]\d{4}", code):
+    if re.fullmatch(r"E[0-9A-Z]\d{4}", code) and code[:2] in tables.E_MODULES:
         return e_code(code, "")
     return None
 

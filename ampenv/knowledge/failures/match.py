@@ -10,6 +10,7 @@ the regexes of the failures whose hints they hold.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
@@ -24,6 +25,7 @@ WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
 MAX_DECODED = 256
+PIECE = 4 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
 
@@ -75,6 +77,7 @@ class Scanner:
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _decoded: dict[tuple[str, str], Optional[Failure]] = field(default_factory=dict)
+    undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -89,7 +92,27 @@ class Scanner:
                 self._anchors[key] = re.compile(failure.anchor.encode())
         self._by_hint = {hint: tuple(fs) for hint, fs in by_hint.items()}
 
-    def feed_bytes(self, data: bytes, name: str, first_line: int = 1) -> None:
+    def feed_bytes(
+        self, data: bytes, name: str, first_line: int = 1, deadline: Optional[float] = None
+    ) -> bool:
+        """Scan ``data`` (the text named ``name``, its first line numbered ``first_line``).
+        With a ``deadline`` (time.monotonic) the text is scanned a piece of whole lines at a
+        time and the scan stops at the deadline: False then, and the rest is unread."""
+        if deadline is None:
+            self._feed(data, name, first_line)
+            return True
+        start = 0
+        while start < len(data):
+            if time.monotonic() > deadline:
+                return False
+            end = data.find(b"\n", min(start + PIECE, len(data)))
+            end = len(data) if end < 0 else end + 1
+            self._feed(data[start:end], name, first_line)
+            first_line += data.count(b"\n", start, end)
+            start = end
+        return True
+
+    def _feed(self, data: bytes, name: str, first_line: int) -> None:
         if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
         low = data.lower()
@@ -108,9 +131,10 @@ class Scanner:
 
         for hint in self._by_hint:
             anchor = self._anchors.get(hint)
-            if anchor is not None:
-                for m in anchor.finditer(data):
-                    add(m.start(), hint)
+            if anchor is not None:  # one search per line at most: resume after the line's end
+                m = anchor.search(data)
+                while m is not None:
+                    m = anchor.search(data, add(m.start(), hint))
                 continue
             at = low.find(hint)
             while at >= 0:
@@ -129,8 +153,10 @@ class Scanner:
                         tried.add(failure.id)
                         self._check(failure, line, name, number)
 
-    def feed_text(self, text: str, name: str, first_line: int = 1) -> None:
-        self.feed_bytes(text.encode("utf-8", "surrogatepass"), name, first_line)
+    def feed_text(
+        self, text: str, name: str, first_line: int = 1, deadline: Optional[float] = None
+    ) -> bool:
+        return self.feed_bytes(text.encode("utf-8", "surrogatepass"), name, first_line, deadline)
 
     def feed_lines(self, lines: Iterable[str], name: str) -> None:
         """Lines with or without their line ends (as a file or ``splitlines()`` gives them)."""
@@ -153,6 +179,7 @@ class Scanner:
             key = (failure.id, m.group("code"))
             if key not in self._decoded:  # a code's first line gives its meaning
                 if len(self._decoded) >= MAX_DECODED:
+                    self.undecoded += 1
                     return
                 self._decoded[key] = failure.decode(m)
             decoded = self._decoded[key]

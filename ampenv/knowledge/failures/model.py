@@ -32,9 +32,14 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # "runtime result = 507035", "failed: 507035", "ErrCode=107001", the ACL samples' "errorCode =
 # 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
 # counter or a longer number.
+STRONG_CONTEXT = (
+    r"(?:error code is:?|error code:|error ?code ?=|runtime result =|errcode="
+    r"|failed ?:|failed with code|\bret is|with error)"
+)
+# "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
+WEAK_CONTEXT = r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d))"
 CODE_CONTEXT = (
-    r"(?:error code is:?|error code:|error ?code ?=|runtime result =|result =|\bret(?:code)?\s?[=:]"
-    r"|errcode=|failed ?:|failed with code|\bret is|with error|\bret(?= \d))"
+    rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )
 
 
