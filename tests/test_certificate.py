@@ -44,8 +44,15 @@ def _verify(path: Path, *extra: str):
 def certified(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     path = home / "state" / "certificate.json"
+    # The certificate's mechanics, not this machine's load: on a CPU with native bf16 the AMP
+    # speedup is judged (>= 1.5x), and other sessions' tests on a shared machine can halve it.
+    # That judgement is tested on planted timings (test_smoke.py, test_expectations.py).
+    config = home / "ampenv.toml"
+    config.write_text('[checks."smoke.resnet50"]\nmin_speedup = 0.0\nmin_mem_reduction = -1.0\n')
     ran = run_ampenv(
         "certify",
+        "-c",
+        str(config),
         "--certificate",
         str(path),
         "-f",
