@@ -24,8 +24,9 @@ from ampenv.knowledge.failures.model import (
 )
 
 EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
-# A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
+# CANN's advice printed on the code's own line ("... Solution: Close applications not in use.").
 SOLUTION = re.compile(r"\bSolution: ?(.{8,})", re.IGNORECASE)
+# A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
 
 
@@ -276,7 +277,7 @@ def hccl(code: str) -> Optional[Failure]:
 
 
 def dcmi(code: str) -> Optional[Failure]:
-    name, meaning = tables.DCMI.get(code, ("DCMI return code", "a driver management error"))
+    name, meaning = tables.DCMI[code]
     klass = DCMI_FIXES.get(code, DCMI_DEFAULT)
     return _failure(
         f"dcmi{code}", code, "dcmi", f"{name}: {meaning}", klass, _sources(tables.DCMI_SOURCES)

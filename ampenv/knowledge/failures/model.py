@@ -44,7 +44,7 @@ CODE_CONTEXT = (
 
 
 # The words every CODE_CONTEXT holds: an entry with a code() pattern lists them as hints, so
-# the prefilter never hides "ret 107000" or "runtime result = 507033".
+# the prefilter never hides "runtime result = 507033", "ErrCode=107001" or "ret is 507033".
 CODE_HINTS = ("error", "fail", "result", "ret", "errcode")
 
 
