@@ -357,3 +357,20 @@ def test_an_entry_with_a_code_pattern_hints_every_context_word() -> None:
     for failure in CATALOGUE:
         if any(CODE_CONTEXT in p for p in failure.patterns):
             assert set(CODE_HINTS) <= set(failure.hints), failure.id
+
+
+def test_an_e_code_reads_the_cause_and_solution_cann_printed_on_the_next_lines() -> None:
+    lines = [
+        "EL0009: 2025-01-02-03:04:05.000.000 Failed to allocate memory.",
+        "        Possible Cause: Available memory is insufficient.",
+        "        Solution: Close applications not in use.",
+        "        TraceBack (most recent call last):",
+        "EK0042: Path [/x] is invalid.",
+        "[INFO] Solution: a later, unrelated line that is not indented",
+    ]
+    hits = {h.id: h.failure for h in scan_lines(lines, "t")}
+    assert "Available memory is insufficient" in hits["cann-el0009"].meaning
+    assert hits["cann-el0009"].fix == (
+        'the log\'s own "Solution:" for it: "Close applications not in use."'
+    )
+    assert "unrelated" not in hits["cann-ek0042"].fix  # not its line, not indented under it

@@ -26,6 +26,7 @@ from ampenv.knowledge.failures.model import (
 EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
 # CANN's advice printed on the code's own line ("... Solution: Close applications not in use.").
 SOLUTION = re.compile(r"\bSolution: ?(.{8,})", re.IGNORECASE)
+CAUSE = re.compile(r"\bPossible Cause: ?(.{3,}?)(?= Solution:|$)", re.IGNORECASE | re.MULTILINE)
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
 
@@ -302,7 +303,9 @@ def torch_npu(code: str) -> Optional[Failure]:
     )
 
 
-def e_code(code: str, text: str) -> Optional[Failure]:
+def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
+    """An E-code's failure: its module and class from the code, what the log said with it
+    (``text``: the rest of its line; ``more``: its indented continuation lines) quoted."""
     mode, module, ref, weight = tables.E_MODULES.get(
         code[:2], ("core-exception", f"CANN module {code[1]}", tables.E_CODE_FORMAT, "official")
     )
@@ -313,7 +316,10 @@ def e_code(code: str, text: str) -> Optional[Failure]:
         + (f": {said}" if said else "")
         + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
     )
-    solution = SOLUTION.search(text)
+    cause = CAUSE.search(text + more)
+    if cause and cause.group(1).strip(" .").upper() != "N/A":
+        meaning += f"; the log's possible cause: {cause.group(1).strip()[:EXCERPT]}"
+    solution = SOLUTION.search(text + more)
     if solution:  # the advice printed with the code, quoted as the log's, not ampenv's
         fix = f'the log\'s own "Solution:" for it: "{solution.group(1).strip()[:EXCERPT]}"'
     elif internal:
@@ -344,6 +350,7 @@ def _family(
     decode: Callable[[re.Match[str]], Optional[Failure]],
     refs: tuple[str, ...],
     anchor: Optional[str] = None,
+    following: int = 0,
 ) -> Failure:
     return Failure(
         id=FAMILY_OF[component],
@@ -360,6 +367,7 @@ def _family(
         rank=CLASS,
         decode=decode,
         anchor=anchor,
+        following=following,
     )
 
 
@@ -375,7 +383,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
 
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:
         code = m.group("code")
-        return None if code in known else e_code(code, m.group("text"))
+        return None if code in known else e_code(code, m.group("text"), m.string[m.end() :])
 
     return (
         _family(
@@ -419,6 +427,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
             # No look-behind here: it would cost the regex its literal-prefix search (30x
             # slower on a 64 MiB tail); the pattern above checks the boundary on the line.
             anchor=r"E[0-9A-Z]\d{4}(?:\)?:|\]|\s+Inner Error)",
+            following=3,
         ),
     )
 

@@ -60,6 +60,18 @@ class _Found:
     texts: dict[str, None] = field(default_factory=dict)  # an ordered set
 
 
+def _continued(data: bytes, end: int, lines: int) -> str:
+    """Up to ``lines`` indented lines after the line that ends at ``end``, each bounded, with
+    their line breaks: the continuation of a message printed over several lines."""
+    out = []
+    while len(out) < lines and end < len(data) and data[end + 1 : end + 2] in (b" ", b"\t"):
+        nxt = data.find(b"\n", end + 1)
+        nxt = len(data) if nxt < 0 else nxt
+        out.append(data[end + 1 : min(nxt, end + 1 + WINDOW)].decode("utf-8", "replace"))
+        end = nxt
+    return "".join("\n" + line for line in out)
+
+
 def _trim(line: str, start: int, end: int) -> str:
     line = line.strip()
     if len(line) <= EXCERPT:
@@ -151,7 +163,11 @@ class Scanner:
                 for failure in self._by_hint[hint]:
                     if failure.id not in tried:
                         tried.add(failure.id)
-                        self._check(failure, line, name, number)
+                        if failure.following:
+                            line_and_more = line + _continued(data, end, failure.following)
+                            self._check(failure, line_and_more, name, number)
+                        else:
+                            self._check(failure, line, name, number)
 
     def feed_text(
         self, text: str, name: str, first_line: int = 1, deadline: Optional[float] = None

@@ -89,6 +89,9 @@ class Failure:
     # A bytes regex (case kept) that finds the family's lines where no fixed word does.
     anchor: Optional[str] = None
     family: Optional[str] = None  # a decoded code: the id of the family that decoded it
+    # Indented lines after the matching line its patterns may read too (CANN prints an E-code's
+    # "Possible Cause:" and "Solution:" there).
+    following: int = 0
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
