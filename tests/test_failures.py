@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ampenv.knowledge.failures import (
+    BY_ID,
     CATALOGUE,
     MODES,
     WEIGHTS,
@@ -374,3 +375,9 @@ def test_an_e_code_reads_the_cause_and_solution_cann_printed_on_the_next_lines()
         'the log\'s own "Solution:" for it: "Close applications not in use."'
     )
     assert "unrelated" not in hits["cann-ek0042"].fix  # not its line, not indented under it
+
+
+def test_a_hint_that_holds_a_shorter_one_shares_its_pass() -> None:
+    passes = [h for h in Scanner()._by_hint if not h.startswith(b"\0")]
+    assert not [(a, b) for a in passes for b in passes if a != b and a in b]
+    assert "error" in BY_ID["aicore-timeout"].hints  # the entries keep their own hints

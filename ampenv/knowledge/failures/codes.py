@@ -410,7 +410,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
             r"(?-i:\bERR(?P<code>0[0-4]\d{3}) (?:PTA|OPS|DIST|GRAPH|PROF)\b)",
             "a torch_npu error code: ERR, two digits of its submodule, three of its class",
             "core-exception",
-            ("err0",),
+            ("err",),
             unless_known(torch_npu, "ERR"),
             tables.TORCH_NPU_SOURCES,
         ),

@@ -102,7 +102,13 @@ class Scanner:
                 key = b"\0" + failure.anchor.encode()
                 by_hint.setdefault(key, []).append(failure)
                 self._anchors[key] = re.compile(failure.anchor.encode())
-        self._by_hint = {hint: tuple(fs) for hint, fs in by_hint.items()}
+        # One pass over the text per hint: a hint that holds a shorter one ("error" holds
+        # "err") is found by the shorter one's pass, so its failures join that pass.
+        for hint in sorted(by_hint, key=len, reverse=True):
+            shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
+            if shorter and hint[:1] != b"\0":
+                by_hint[min(shorter, key=len)].extend(by_hint.pop(hint))
+        self._by_hint = {hint: tuple(dict.fromkeys(fs)) for hint, fs in by_hint.items()}
 
     def feed_bytes(
         self, data: bytes, name: str, first_line: int = 1, deadline: Optional[float] = None
