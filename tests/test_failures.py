@@ -381,3 +381,14 @@ def test_a_hint_that_holds_a_shorter_one_shares_its_pass() -> None:
     passes = [h for h in Scanner()._by_hint if not h.startswith(b"\0")]
     assert not [(a, b) for a in passes for b in passes if a != b and a in b]
     assert "error" in BY_ID["aicore-timeout"].hints  # the entries keep their own hints
+
+
+def test_hccl_e_codes_without_an_entry_take_cann_s_own_table() -> None:
+    from ampenv.knowledge.failures.code_tables import E_CODES
+
+    for code, (title, cause, fix) in E_CODES.items():
+        assert cause, code
+        (found,) = explain(code)
+        assert found.id == f"cann-{code.lower()}" and title in found.meaning, code
+        assert found.fix == fix if fix else found.fix, code
+        assert not any(code in f.codes for f in CATALOGUE), code  # no curated entry shadows it

@@ -357,3 +357,79 @@ E_MODULES: dict[str, tuple[str, str, str, str]] = {
     "EK": ("core-exception", "profiling", MODULES_3P, "report"),
     "E3": ("core-exception", "AI CPU", MODULES_3P, "report"),
 }
+
+# HCCL's and HCCP's own E-codes (CANN's error table for them: title, message, cause, solution),
+# for the codes no curated entry has.
+E_TABLE_SOURCE = (
+    "hicann/hcomm HCCL/HCCP error table (error_code.json entries registered with "
+    "REG_FORMAT_ERROR_MSG: errTitle, ErrMessage, Possible Cause, Solution)"
+)
+E_CODES: dict[str, tuple[str, str, str]] = {
+    # code: (title, cause, solution); "" where the table says N/A
+    "EI0001": (
+        "Config_Error_Invalid_Environment_Variable",
+        "an HCCL environment variable is set to an invalid value (the message names it)",
+        "set the variable to a valid value or unset it: `ampenv doctor --only env.hccl`",
+    ),
+    "EI0003": (
+        "Invalid_Argument_Collective_Communication_Operator",
+        "a collective was called with an invalid argument",
+        "call it again with a valid argument (the message names the parameter)",
+    ),
+    "EI0004": (
+        "Config_Error_Ranktable_Configuration",
+        "the ranktable or a rank in it is invalid",
+        "fix the ranktable file so it matches the cluster that runs (devices, IPs, rank ids)",
+    ),
+    "EI0005": (
+        "Inconsistent_Collective_Communication_Arguments_Between_Ranks",
+        "ranks called the same collective with different arguments",
+        "make every rank run the same script and ranktable (counts, dtypes and order of "
+        "collectives must agree)",
+    ),
+    "EI0007": (
+        "Resource_Error",
+        "HCCL could not allocate memory or a notify register: resources exhausted",
+        "free device memory or resources (fewer communicators, a smaller HCCL_BUFFSIZE)",
+    ),
+    "EI0008": (
+        "Package_Error_Incorrect_HCCL_Version",
+        "the ranks run different HCCL (CANN) versions",
+        "install the same CANN release on every node",
+    ),
+    "EI0010": (
+        "Communication_Error_P2P",
+        "peer-to-peer communication between devices failed",
+        "check the device is healthy; CANN suggests export HCCL_INTRA_ROCE_ENABLE=1",
+    ),
+    "EI0011": (
+        "Resource_Error_Insufficient_Device_Memory",
+        "HCCL could not allocate the device memory it needs",
+        "stop other processes on the device and leave HCCL room (a lower memory share for the "
+        "model, a smaller HCCL_BUFFSIZE)",
+    ),
+    "EI0012": (
+        "Execution_Error_SDMA",
+        "an SDMA copy of a collective failed: a broken link, a peer that exited, or a buffer "
+        "not allocated / freed too early",
+        "check the peer rank for an earlier exit; check the links; check the collective's "
+        "buffers are allocated and alive until it completes",
+    ),
+    "EI0013": (
+        "Execution_Error_ROCE_CQE",
+        "an error completion on RoCE: the network between two devices broke, or the peer "
+        "process exited first",
+        "check the network ports between the two devices (hccn_tool -i <id> -link -g) and "
+        "whether the peer process exited first",
+    ),
+    "EI0015": (
+        "Ranktable_Detect_Failed",
+        "collecting the cluster from the root info failed: a rank did not create the "
+        "communicator, or the host network cannot reach the root",
+        "check every rank creates the communicator; the host network to the root node; "
+        "HCCL_SOCKET_IFNAME on every node; raise HCCL_CONNECT_TIMEOUT for slow starts",
+    ),
+    "EI0016": ("Config_Error", "an HCCL configuration value is invalid", ""),
+    "EI0017": ("Config_Error_Ranktable", "a field is missing from the ranktable", ""),
+    "EJ0004": ("Invalid_Argument_IP_Address", "an IP address HCCP was given is invalid", ""),
+}

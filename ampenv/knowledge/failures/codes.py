@@ -311,16 +311,20 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     )
     internal = code[2] == "9"
     said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
+    title, known_cause, known_fix = tables.E_CODES.get(code, ("", "", ""))
     meaning = (
         f"{'an internal' if internal else 'a user-class'} error of {module}"
-        + (f": {said}" if said else "")
+        + (f" ({title})" if title else "")
+        + (f": {said}" if said else f": {known_cause}" if known_cause else "")
         + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
     )
     cause = CAUSE.search(text + more)
     if cause and cause.group(1).strip(" .").upper() != "N/A":
         meaning += f"; the log's possible cause: {cause.group(1).strip()[:EXCERPT]}"
     solution = SOLUTION.search(text + more)
-    if solution:  # the advice printed with the code, quoted as the log's, not ampenv's
+    if known_fix:  # CANN's table for the code
+        fix = known_fix
+    elif solution:  # the advice printed with the code, quoted as the log's, not ampenv's
         fix = f'the log\'s own "Solution:" for it: "{solution.group(1).strip()[:EXCERPT]}"'
     elif internal:
         fix = PLOG
@@ -330,12 +334,14 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
             "it); change the parameter, environment or resource it names"
         )
     sources = (Source(tables.E_CODE_FORMAT, "official"), Source(ref, weight))
+    if title:
+        sources += (Source(tables.E_TABLE_SOURCE, "official"),)
     return _failure(
         f"cann-{code.lower()}",
         code,
         "cann",
         meaning,
-        Class(mode, f"{module}: see the message", fix),
+        Class(mode, known_cause or f"{module}: see the message", fix),
         tuple(dict.fromkeys(sources)),
         rank=GENERIC if internal else CLASS,
     )
