@@ -356,13 +356,16 @@ E_MODULES: dict[str, tuple[str, str, str, str]] = {
     "EH": ("core-exception", "CANN's engine initialisation", MODULES_3P, "report"),
     "EK": ("core-exception", "profiling", MODULES_3P, "report"),
     "E3": ("core-exception", "AI CPU", MODULES_3P, "report"),
+    "E7": ("core-exception", "operator plugins", ERROR_CODE_JSON, "official"),
+    "E8": ("cann-pairing", "vector operators and the OPP package", ERROR_CODE_JSON, "official"),
 }
 
 # HCCL's and HCCP's own E-codes (CANN's error table for them: title, message, cause, solution),
 # for the codes no curated entry has.
 E_TABLE_SOURCE = (
-    "hicann/hcomm HCCL/HCCP error table (error_code.json entries registered with "
-    "REG_FORMAT_ERROR_MSG: errTitle, ErrMessage, Possible Cause, Solution)"
+    "CANN's error tables registered with REG_FORMAT_ERROR_MSG (errTitle, ErrMessage, Possible "
+    "Cause, Solution): hicann/hcomm for HCCL/HCCP, the ops repositories' op_common/log/log.cpp "
+    "for operators"
 )
 E_CODES: dict[str, tuple[str, str, str]] = {
     # code: (title, cause, solution); "" where the table says N/A
@@ -432,4 +435,34 @@ E_CODES: dict[str, tuple[str, str, str]] = {
     "EI0016": ("Config_Error", "an HCCL configuration value is invalid", ""),
     "EI0017": ("Config_Error_Ranktable", "a field is missing from the ranktable", ""),
     "EJ0004": ("Invalid_Argument_IP_Address", "an IP address HCCP was given is invalid", ""),
+    "EZ0501": (
+        "Unsupported_Operator",
+        "the operator's IR is not registered: this CANN does not know the operator type",
+        "install the CANN / kernels release that has the operator, or keep the operator out of "
+        "the model",
+    ),
+    "EZ3002": (
+        "Unsupported_Operator",
+        "the operator information library does not support this operator as specified",
+        "check the OPP (kernels) package matches CANN and the chip; else keep the operator out "
+        "of the model or ask for its support",
+    ),
+    "EZ3003": (
+        "Unsupported_Operator",
+        "no operator kernel or engine supports the operator: OPP not installed properly, or the "
+        "operator unsupported here",
+        "check the OPP component (the kernels package of this CANN and chip) is installed "
+        "properly; `ampenv doctor --only cann.toolkit`",
+    ),
+    "E70003": (
+        "Not_Supported_Format",
+        "an operator input has a dtype the operator does not take (the message lists the ones "
+        "it does)",
+        "cast the input to a listed dtype (on 910A / 310P: float16 instead of bfloat16)",
+    ),
+    "E80001": (
+        "Invalid_Config_Value",
+        "the OPP package's configuration file lacks an entry",
+        "reinstall the OPP (kernels) package of this CANN",
+    ),
 }
