@@ -456,16 +456,15 @@ def lookup(code: str) -> Optional[Failure]:
     return None
 
 
-# Every check a decoded code may name to confirm it (logs.errors runs after them).
+# Every check a decoded code may name to confirm it (logs.errors runs after them), from the
+# decoders themselves over every code their tables list and one unlisted code per ACL class, so
+# a new class or row cannot name a check the log scan does not wait for.
 CONFIRMS = frozenset(
-    klass.confirm
-    for klass in (
-        *ACL_FIXES.values(),
-        *ACL_CLASSES.values(),
-        *HCCL_FIXES.values(),
-        HCCL_DEFAULT,
-        *DCMI_FIXES.values(),
-        DCMI_DEFAULT,
+    f.confirm
+    for f in (
+        *(acl(c) for c in (*tables.ACL, *(d + "99999" for d in ACL_CLASSES))),
+        *(hccl(c) for c in tables.HCCL),
+        *(dcmi(c) for c in tables.DCMI),
     )
-    if klass.confirm
+    if f is not None and f.confirm
 )
