@@ -94,6 +94,16 @@ def logs_errors(ctx: CheckContext) -> Result:
     findings += [
         Finding(
             Status.WARN,
+            f"--log {path}: the gzip stream breaks before its end ({why}): what came before "
+            "the break was read, a failure logged after it is missed",
+            "the file was cut while it was written or copied: take it again once the job has "
+            "ended, or pass the plain log",
+        )
+        for path, why in scan.damaged
+    ]
+    findings += [
+        Finding(
+            Status.WARN,
             f"{name}: reading stopped after {logs.BUDGET_S:g} s before its end: a failure "
             "logged near its end may be missed",
             _end_only(name),

@@ -172,6 +172,37 @@ def test_a_gzip_log_is_read_to_its_end(tmp_path: Path) -> None:
     assert [p for p, _ in broken.unreadable] == [str(bad)]
 
 
+def test_a_gzip_log_cut_short_is_read_up_to_the_cut_and_says_so(tmp_path: Path) -> None:
+    line = (LOGS / "touchnet-100_npu_oom.txt").read_text()
+    whole = gzip.compress((line + "[INFO] step ok\n" * 200000).encode())
+    path = tmp_path / "copied-while-written.log.gz"
+    path.write_bytes(whole[: len(whole) // 2])
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
+    assert [h.id for h in scan.hits] == ["npu-out-of-memory"]
+    assert [p for p, _ in scan.damaged] == [str(path)] and not scan.unreadable
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "--only", "logs", "--log", str(path),
+         "-f", "json"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    assert "the gzip stream breaks before its end" in ran.stdout, ran.stdout + ran.stderr
+    # two members (zcat reads both) and the zeros a tape or a copy may pad with are whole
+    padded = tmp_path / "two-members.gz"
+    padded.write_bytes(gzip.compress(b"[INFO] a\n") + whole + b"\0" * 4096)
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(padded)])
+    assert [h.id for h in scan.hits] == ["npu-out-of-memory"] and not scan.damaged
+
+
+def test_a_line_a_progress_bar_rewrote_with_carriage_returns_is_read_from_its_last_cr() -> None:
+    from ampenv.knowledge.failures import Scanner
+
+    bar = b"".join(b" %d%%|##   | %d/100\r" % (i, i) for i in range(100))
+    scanner = Scanner()
+    scanner.feed_bytes(bar + EI0006.encode() + b"\r\n", "train.log")
+    [hit] = scanner.hits()
+    assert hit.id == "hccl-socket-timeout" and hit.line == EI0006.strip()
+
+
 def test_a_fifo_or_a_device_named_as_a_log_is_refused_not_waited_on(tmp_path: Path) -> None:
     fifo = tmp_path / "plog.log"
     os.mkfifo(fifo)

@@ -39,6 +39,7 @@ class LogScan:
     tails: list[str] = field(default_factory=list)  # files read only in part (their end)
     stopped: list[str] = field(default_factory=list)  # streams the budget cut before their end
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # named logs only
+    damaged: list[tuple[str, str]] = field(default_factory=list)  # gzip cut short: read to the cut
     unread: int = 0  # files left when the time budget ran out
     undecoded: int = 0  # lines with a code past the scanner's limit of distinct codes
 
@@ -65,6 +66,7 @@ class Tail:
     cut: bool  # something before ``data`` was dropped: it starts mid-line
     stopped: bool  # the deadline came before the end of the stream
     mtime: float
+    damaged: str = ""  # why a gzip stream ended before its end (what came before is kept)
 
 
 def _rolling_tail(chunks: Iterator[bytes], limit: int, deadline: float) -> tuple[bytes, bool, bool]:
@@ -91,6 +93,38 @@ def _chunks(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
+class _Unzipped:
+    """The text of a gzip stream (every member) up to its end or to where it breaks: a log
+    copied while it was written ends mid-stream, and its end is what holds the failure. Each
+    piece is at most ``CHUNK`` bytes, however well the input compresses."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self.fh, self.damaged, self.read = fh, "", 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        import zlib  # only for a gzip log: the quick path does without it
+
+        gzip_member = zlib.MAX_WBITS | 16
+        unzip, started = zlib.decompressobj(gzip_member), False
+        try:
+            for raw in _chunks(self.fh):
+                while raw:
+                    if unzip.eof:  # another member follows, or the zeros gzip pads with
+                        if not raw.strip(b"\0"):
+                            break
+                        unzip = zlib.decompressobj(gzip_member)
+                    out = unzip.decompress(raw, CHUNK)
+                    started = True
+                    raw = unzip.unconsumed_tail or (unzip.unused_data if unzip.eof else b"")
+                    if out:
+                        self.read += len(out)
+                        yield out
+            if started and not unzip.eof:
+                self.damaged = "the compressed stream ends before its end-of-stream marker"
+        except zlib.error as exc:
+            self.damaged = str(exc)
+
+
 def _read_named(path: str, limit: int, deadline: float) -> Tail:
     """A log the user named: its end (``limit`` bytes). Regular files (plain or gzip) and
     stdin only: a FIFO or a device would block or never end."""
@@ -100,15 +134,11 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
         st = os.fstat(fh.fileno())
         if fh.read(2) == b"\x1f\x8b":  # gzip: no way to its end but through it
             fh.seek(0)
-            import gzip  # only for a gzip log: the quick path does without it
-            import zlib
-
-            try:
-                with gzip.GzipFile(fileobj=fh) as gz:
-                    found = _rolling_tail(_chunks(gz), limit, deadline)  # type: ignore[arg-type]
-            except (EOFError, zlib.error) as exc:  # BadGzipFile is an OSError already
-                raise OSError(0, f"not a readable gzip file: {exc}") from None
-            return Tail(*found, st.st_mtime)
+            unzipped = _Unzipped(fh)
+            found = _rolling_tail(iter(unzipped), limit, deadline)
+            if unzipped.damaged and not unzipped.read:
+                raise OSError(0, f"not a readable gzip file: {unzipped.damaged}")
+            return Tail(*found, st.st_mtime, damaged=unzipped.damaged)
         start = max(0, st.st_size - limit)
         fh.seek(start)
         return Tail(fh.read(limit), start > 0, False, st.st_mtime)
@@ -167,6 +197,8 @@ def scan(
                 result.tails.append(name)
             if read.stopped:
                 result.stopped.append(name)
+            if read.damaged:
+                result.damaged.append((name, read.damaged))
             result.files.append(name)
             result.mtimes[name] = read.mtime
             data = _from_whole_line(read.data, read.cut)

@@ -60,15 +60,28 @@ class _Found:
     texts: dict[str, None] = field(default_factory=dict)  # an ordered set
 
 
+def _line_at(data: bytes, at: int) -> tuple[int, int]:
+    """The start and end of the line holding offset ``at``. A CR ends a line too: a progress
+    bar rewrites its line with CRs, and the error printed after it is a line of its own."""
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    end = len(data) if end < 0 else end
+    # Searched within the LF line only: a log without CRs is not searched to its start.
+    start = max(start, data.rfind(b"\r", start, at) + 1)
+    cr = data.find(b"\r", at, end)
+    return start, end if cr < 0 else cr
+
+
 def _continued(data: bytes, end: int, lines: int) -> str:
     """Up to ``lines`` indented lines after the line that ends at ``end``, each bounded, with
     their line breaks: the continuation of a message printed over several lines."""
     out = []
-    while len(out) < lines and end < len(data) and data[end + 1 : end + 2] in (b" ", b"\t"):
-        nxt = data.find(b"\n", end + 1)
-        nxt = len(data) if nxt < 0 else nxt
-        out.append(data[end + 1 : min(nxt, end + 1 + WINDOW)].decode("utf-8", "replace"))
-        end = nxt
+    while len(out) < lines:
+        start = end + 2 if data[end : end + 2] == b"\r\n" else end + 1
+        if data[start : start + 1] not in (b" ", b"\t"):
+            break
+        _, end = _line_at(data, start)
+        out.append(data[start : min(end, start + WINDOW)].decode("utf-8", "replace"))
     return "".join("\n" + line for line in out)
 
 
@@ -137,9 +150,7 @@ class Scanner:
         spans: dict[int, tuple[int, int, set[bytes]]] = {}  # line start -> (end, at, hints)
 
         def add(at: int, hint: bytes) -> int:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
+            start, end = _line_at(data, at)
             span = spans.get(start)
             if span is None:
                 spans[start] = (end, at, {hint})
