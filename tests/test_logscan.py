@@ -62,7 +62,8 @@ def test_every_string_the_reference_quotes_shows_its_failure() -> None:
     ],
 )
 def test_digits_of_a_pid_or_a_longer_number_are_not_an_error_code(line: str) -> None:
-    assert _ids(line) == set()
+    # (an ERROR line of the runtime is still one: the module's finding, with no code)
+    assert _ids(line) - {"plog-runtime"} == set()
 
 
 def _plant_plog(root: Path, rel: str, text: str, days: float = 0.0) -> Path:

@@ -77,6 +77,7 @@ FAILURES = (
             code("5070(?:15|42|43)"),
             r"\baicore exception\b",
             r"aicore execution is abnormal",
+            r"\bAicore kernel execute failed",
             r"The (?:DDR|write|read) address of the MTE instruction is out of range",
         ),
         codes=("507015", "507042", "507043", "0x26"),
@@ -146,6 +147,7 @@ FAILURES = (
             r"\[aicpu (?:exception|timeout)\]",
             r"aicpu execution is abnormal",
             r"Aicpu kernel execute failed",
+            r"an exception occurred during AICPU execution",
             # the device's exception dump: the task that faulted was an AI CPU kernel
             r"Exception info:[^\n]{0,300}\btask type=aicpu kernel\b",
             r"\bproc_aicpu_task_done\b[^\n]{0,100}\berror code=0x2a(?![0-9a-f])",

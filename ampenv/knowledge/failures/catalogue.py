@@ -10,6 +10,7 @@ from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
+from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
 NAMED: tuple[Failure, ...] = (
@@ -21,9 +22,10 @@ NAMED: tuple[Failure, ...] = (
     *HCCL,
     *COMPILER,
 )
-# The code families come last: a code with an entry of its own stays that entry's.
+# The code families come last: a code an entry owns is that entry's, whatever the wording.
 CATALOGUE: tuple[Failure, ...] = (
     *NAMED,
-    *families(frozenset(c.upper() for f in NAMED for c in f.codes)),
+    *families({c.upper(): f for f in NAMED if not f.narrower for c in f.codes}),
+    PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
 )
 BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

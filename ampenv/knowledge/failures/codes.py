@@ -377,19 +377,21 @@ def _family(
     )
 
 
-def families(known: frozenset[str]) -> tuple[Failure, ...]:
-    """The code families, leaving to the catalogue every code in ``known`` (its entries' codes)."""
+def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
+    """The code families. A code an entry owns (``owners``) decodes to that entry: its patterns
+    know the code's usual wordings, the family catches the others."""
 
-    def unless_known(decoder: Callable[[str], Optional[Failure]], prefix: str = ""):
+    def owned_or(decoder: Callable[[str], Optional[Failure]], prefix: str = ""):
         def by_code(m: re.Match[str]) -> Optional[Failure]:
             code = m.group("code")
-            return None if prefix + code in known else decoder(code)
+            return owners.get(prefix + code) or decoder(code)
 
         return by_code
 
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:
         code = m.group("code")
-        return None if code in known else e_code(code, m.group("text"), m.string[m.end() :])
+        owner = owners.get(code)
+        return owner or e_code(code, m.group("text"), m.string[m.end() :])
 
     return (
         _family(
@@ -399,7 +401,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
             "meaning, and the fix of its class",
             "core-exception",
             CODE_HINTS,
-            unless_known(acl),
+            owned_or(acl),
             tables.ACL_SOURCES,
         ),
         _family(
@@ -408,7 +410,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
             "an HcclResult that torch_npu reports for an HCCL call",
             "hccl",
             ("error",),
-            unless_known(hccl),
+            owned_or(hccl),
             tables.HCCL_SOURCES,
         ),
         _family(
@@ -417,7 +419,7 @@ def families(known: frozenset[str]) -> tuple[Failure, ...]:
             "a torch_npu error code: ERR, two digits of its submodule, three of its class",
             "core-exception",
             ("err",),
-            unless_known(torch_npu, "ERR"),
+            owned_or(torch_npu, "ERR"),
             tables.TORCH_NPU_SOURCES,
         ),
         _family(

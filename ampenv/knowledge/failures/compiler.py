@@ -18,6 +18,7 @@ FAILURES = (
             r"dtype or format is not supported, get io input info is[^\n]{0,300}\bDT_BFLOAT16\b",
         ),
         codes=("EZ1001",),
+        narrower=True,  # EZ1001: any parameter an aclnn API rejects
         meaning="a low-precision dtype the operator lacks on this chip: bfloat16 on a chip "
         "without it (the 910A family and 310P compute float16 only), or float16 where an "
         "operator takes bfloat16 only (the message lists the dtypes it supports)",
@@ -38,6 +39,46 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/12907", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/6490 (310P)", "report"),
             Source(FACTS + " §5 (dtype support per chip)", "official"),
+        ),
+        hints=("not implemented", "not support"),
+    ),
+    Failure(
+        id="dtype-not-implemented",
+        mode="dtype",
+        component="aicore",
+        patterns=(
+            # an empty support list is a missing kernels package, not a dtype (kernels-missing)
+            r"not implemented for DT_(?!B?FLOAT16\b)[A-Z0-9_]{2,16}\b"
+            r"(?![^\n]{0,60}support list \[\])",
+            r"\bdata type DT_[A-Z0-9_]{2,16} of (?:input|output) \[[^\]\n]{0,80}\] is not "
+            r"supported",
+        ),
+        codes=("EZ1001",),
+        narrower=True,  # EZ1001: any parameter an aclnn API rejects
+        meaning="the operator has no kernel for this dtype on the NPU (the line names the "
+        "dtype and, for aclnn, the dtypes it does support): float64 above all, which most NPU "
+        "operators lack, and integer or uint8 inputs where a float is expected",
+        causes=(
+            "a float64 tensor reached the NPU (numpy arrays and Python floats default to float64: "
+            "RoPE tables, masks, losses built with torch.from_numpy)",
+            "an exported model (ONNX -> ATC) that feeds int64 or uint8 where the kernel takes "
+            "int32 or float",
+        ),
+        fix="cast to a dtype the line lists as supported before the operator: float32 for "
+        "float64 (`tensor.float()`, or build the tensor as float32), int32 for int64 shape "
+        "inputs; for ATC, cast in the source model (or insert a Cast) and convert again",
+        confirm=None,
+        sources=(
+            Source("https://github.com/huggingface/diffusers/pull/10820 (DT_DOUBLE)", "report"),
+            Source("https://github.com/sgl-project/sglang/pull/29011 (DT_DOUBLE)", "report"),
+            Source(
+                "https://www.hiascend.com/forum/thread-0233159505098220108-1-1.html (ATC int64)",
+                "report",
+            ),
+            Source(
+                "https://www.hiascend.com/forum/thread-0267158492165572005-1-1.html (ATC uint8)",
+                "report",
+            ),
         ),
         hints=("not implemented", "not support"),
     ),
@@ -83,6 +124,27 @@ FAILURES = (
         hints=("fail", "error"),
         rank=CLASS,
         clears_cache=True,
+    ),
+    Failure(
+        id="kernel-meta-not-writable",
+        mode="compile-cache",
+        component="tbe",
+        patterns=(r"Permission denied: '[^'\n]{0,300}kernel_meta",),
+        codes=(),
+        meaning="the operator compiler could not create its kernel_meta directory: it writes it "
+        "under the working directory (or the compile cache path), and that is not writable by "
+        "this user (a service started in /, a read-only image, another user's cache)",
+        causes=(
+            "the process started in a directory it cannot write (a service or notebook "
+            "deployment whose working directory is /)",
+            "a compile cache directory created by another user (root) and reused",
+        ),
+        fix="start the job from a directory this user can write (cd $HOME first), or point "
+        "the compiler at one: export ASCEND_WORK_PATH=<writable dir> (and ASCEND_CACHE_PATH for "
+        "the compile cache); remove a kernel_meta left by another user",
+        confirm=None,
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/433", "report"),),
+        hints=("permission denied",),
     ),
     Failure(
         id="op-compiler-crash",

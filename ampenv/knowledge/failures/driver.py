@@ -153,7 +153,11 @@ FAILURES = (
         id="no-device",
         mode="container-devices",
         component="runtime",
-        patterns=(code("207004"), r"Get physical device number failed, err: ?87\b"),
+        patterns=(
+            code("207004"),
+            r"Get physical device number failed, err: ?87\b",
+            r"get device count of NPU failed",
+        ),
         codes=("207004",),
         meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "
         "this process, or the one asked for is unavailable",
@@ -175,6 +179,12 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/gpustack/gpustack/issues/2527", "report"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUFunctions.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (device count messages)",
+                "official",
+            ),
+            Source("https://github.com/opendatalab/MinerU/issues/4233", "report"),
         ),
         hints=code_hints("error", "fail"),
         rank=CLASS,
@@ -239,10 +249,19 @@ FAILURES = (
         id="driver-firmware-mismatch",
         mode="driver",
         component="driver",
-        patterns=(r"possible cause is that driver and firmware packages do not match",),
+        patterns=(
+            r"possible cause is that driver and firmware packages do not match",
+            r"execute failed, reason=\[feature not support\]",
+        ),
         codes=("207000",),
-        meaning="the runtime asked for a feature the driver/firmware pair does not provide",
-        causes=("driver and firmware from different HDK releases", "HDK older than CANN needs"),
+        meaning="the runtime asked for a feature the driver/firmware does not provide "
+        "(ACL_ERROR_RT_FEATURE_NOT_SUPPORT): the driver is older than this CANN needs, or "
+        "driver and firmware do not pair",
+        causes=(
+            "HDK (driver and firmware) older than this CANN needs",
+            "driver and firmware from different HDK releases",
+            "a feature this chip does not have",
+        ),
         fix="install the driver and firmware of one HDK release that the CANN release notes "
         "pair with this CANN; `ampenv doctor --only npu.driver`",
         confirm="npu.driver",
@@ -252,6 +271,7 @@ FAILURES = (
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (ACL_ERROR_RT_FEATURE_NOT_SUPPORT)",
                 "official",
             ),
+            Source("https://github.com/modelbox-ai/modelbox/issues/357 (flags=4)", "report"),
         ),
         hints=("not support",),
     ),
@@ -295,7 +315,7 @@ FAILURES = (
         id="invalid-device-id",
         mode="visible-devices",
         component="runtime",
-        patterns=(code("107001"), r"Set visible device failed, invalid device"),
+        patterns=(code("107001"), r"Set (?:visible )?device failed, invalid device"),
         codes=("107001",),
         meaning="a device id this process asked for does not exist among its visible devices",
         causes=(
@@ -315,6 +335,11 @@ FAILURES = (
             Source(FACTS + " §4 (envref_07_0028)", "official"),
             Source("https://github.com/gpustack/gpustack/issues/3352", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/pull/10227", "report"),
+            Source(
+                "https://www.hiascend.com/forum/thread-0225198294622205405-1-1.html "
+                "(Set device failed, invalid device)",
+                "report",
+            ),
         ),
         hints=code_hints("error", "fail"),
     ),
@@ -328,6 +353,7 @@ FAILURES = (
             r"No NPU devices found or specified in ASCEND_RT_VISIBLE_DEVICES",
         ),
         codes=("EE1001",),
+        narrower=True,  # EE1001: any invalid argument of the runtime
         meaning="ASCEND_RT_VISIBLE_DEVICES was refused: CANN wants its ids in ascending order, "
         "and a launcher (vLLM) found its ranks' device range beyond the ids it lists",
         causes=(

@@ -85,7 +85,11 @@ FAILURES = (
         id="hccl-notify-wait-timeout",
         mode="hccl",
         component="hccl",
-        patterns=(r"\bEI0002\b", r"wait execution of the Notify register times out"),
+        patterns=(
+            r"\bEI0002\b",
+            r"wait execution of the Notify register times out",
+            r"notify wait timeout occurred during task execution",
+        ),
         codes=("EI0002",),
         meaning="a collective waited for a remote rank that never arrived (HCCL_EXEC_TIMEOUT); "
         "the remote rank it names is the one to look at",
@@ -96,8 +100,11 @@ FAILURES = (
         ),
         fix=FIRST_RANK + " (the line names it: remote rank: [N])",
         confirm="env.hccl",
-        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/3413", "report"),),
-        hints=("times out", "error"),
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/3413", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/12487", "report"),
+        ),
+        hints=("times out", "timeout", "error"),
     ),
     Failure(
         id="hccp-init-failed",
@@ -168,6 +175,8 @@ FAILURES = (
             r"\b(?:hcclCommInitRootInfo(?:Config)?|HcclGetRootInfo)\([^)\n]{0,60}\),? error "
             r"code is \d{1,3}\b",
             r"\bHCCL get root info failed",
+            # the root's topology exchange: fewer ranks connected than the world size
+            r"topo ?exchange server get socket timeout",
         ),
         codes=(),
         meaning="creating the HCCL communicator from the root info failed; the E-code lines next "
@@ -196,6 +205,11 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/11542", "maintainer"),
             Source("https://github.com/hicann/hccl docs/api/context/HcclResult.md", "official"),
             Source("https://github.com/xLLM-AI/xllm/issues/350", "report"),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/850/commlib/hcclug/"
+                "hcclug_000036.html (topo exchange timeout: ranks that never connected)",
+                "official",
+            ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/3196", "report"),
         ),
         hints=("error", "fail"),
@@ -260,6 +274,30 @@ FAILURES = (
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/405", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/4725", "report"),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="ranktable-device-ip-mismatch",
+        mode="hccl",
+        component="hccp",
+        patterns=(r"\bra_rdev_init_check_ip\(\d{1,6}\) ?: ?\[check\]\[ip\] ?fail",),
+        codes=(),
+        meaning="a device_ip in the rank table is not the IP configured on that NPU's network "
+        "port, so HCCP refused to start its RDMA device",
+        causes=(
+            "a rank table written by hand or for other nodes",
+            "NPU port IPs changed (hccn_tool) after the table was made",
+        ),
+        fix="read each NPU's port IP on every node (`for i in 0 1 2 3 4 5 6 7; do hccn_tool -i "
+        "$i -ip -g; done`) and correct device_ip in the rank table, or generate it again",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha001/"
+                "hccl/hcclug/hcclug_000042.html",
+                "official",
+            ),
         ),
         hints=("fail",),
     ),

@@ -175,16 +175,23 @@ class Scanner:
             counted = start
             lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
             line = data[lo:hi].decode("utf-8", "replace")
-            tried: set[str] = set()
-            for hint in hints:
-                for failure in self._by_hint[hint]:
-                    if failure.id not in tried:
-                        tried.add(failure.id)
-                        if failure.following:
-                            line_and_more = line + _continued(data, end, failure.following)
-                            self._check(failure, line_and_more, name, number)
-                        else:
-                            self._check(failure, line, name, number)
+            # Curated entries before the code families: a code an entry matched on this line is
+            # that entry's finding, not its table row's as well.
+            failures = dict.fromkeys(f for hint in hints for f in self._by_hint[hint])
+            said: set[str] = set()  # the ids and codes found on this line
+            for failure in sorted(failures, key=lambda f: f.decode is not None):
+                text = line
+                if failure.following:
+                    text += _continued(data, end, failure.following)
+                found = self._match(failure, text)
+                if found is None:
+                    continue
+                failure, m = found
+                if failure.id in said or (failure.codes and said.issuperset(failure.codes)):
+                    continue
+                said.add(failure.id)
+                said.update(c.upper() for c in failure.codes)
+                self._record(failure, m, text, name, number)
 
     def feed_text(
         self, text: str, name: str, first_line: int = 1, deadline: Optional[float] = None
@@ -204,25 +211,28 @@ class Scanner:
             self.feed_text(joiner.join(batch), name, first)
             first += len(batch)
 
-    def _check(self, failure: Failure, line: str, name: str, number: int) -> None:
+    def _match(self, failure: Failure, line: str) -> Optional[tuple[Failure, re.Match[str]]]:
+        """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
+        the code it captured), with the match."""
         m = failure.search(line)
-        if m is None:
-            return
-        if failure.decode is not None:
-            key = (failure.id, m.group("code"))
-            if key not in self._decoded:  # a code's first line gives its meaning
-                if len(self._decoded) >= MAX_DECODED:
-                    self.undecoded += 1
-                    return
-                self._decoded[key] = failure.decode(m)
-            decoded = self._decoded[key]
-            if decoded is None:
-                return
-            failure = decoded
+        if m is None or failure.decode is None:
+            return None if m is None else (failure, m)
+        key = (failure.id, m.group("code"))
+        if key not in self._decoded:  # a code's first line gives its meaning
+            if len(self._decoded) >= MAX_DECODED:
+                self.undecoded += 1
+                return None
+            self._decoded[key] = failure.decode(m)
+        decoded = self._decoded[key]
+        return None if decoded is None else (decoded, m)
+
+    def _record(
+        self, failure: Failure, m: re.Match[str], line: str, name: str, number: int
+    ) -> None:
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
-            self._found[failure.id] = _Found(
+            found = self._found[failure.id] = _Found(
                 failure,
                 m.group(0)[:EXCERPT],
                 _trim(line, m.start(), m.end()),
@@ -233,7 +243,7 @@ class Scanner:
         else:
             found.count += 1
             found.last = where
-        self._found[failure.id].texts[name] = None
+        found.texts[name] = None
 
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit

@@ -23,9 +23,13 @@ FAILURES = (
         id="npu-out-of-memory",
         mode="device-memory",
         component="torch_npu",
-        patterns=(r"NPU out of memory\. Tried to allocate",),
+        patterns=(
+            r"NPU out of memory\. Tried to allocate",
+            r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
+        ),
         codes=(),
-        meaning="the caching allocator could not fit an allocation in the device's memory",
+        meaning="the caching allocator (torch_npu's; MindSpore's memory pool) could not fit an "
+        "allocation in the device's memory",
         causes=(
             "batch or sequence too large for the HBM (training), or weights plus KV cache "
             "over the share the engine may take (inference)",
@@ -47,6 +51,11 @@ FAILURES = (
                 "https://github.com/vllm-project/vllm-ascend/issues/5020 (lower "
                 "gpu-memory-utilization)",
                 "report",
+            ),
+            Source(
+                "mindspore-ai/docs docs/mindspore/source_zh_cn/faq/implement_problem.md"
+                "@8eea779350d577782fbf78e9286d9291d185af93 (Out of Memory!!!)",
+                "official",
             ),
         ),
         hints=("out of memory",),

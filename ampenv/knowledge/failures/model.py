@@ -92,6 +92,10 @@ class Failure:
     # Indented lines after the matching line its patterns may read too (CANN prints an E-code's
     # "Possible Cause:" and "Solution:" there).
     following: int = 0
+    # Its codes mean more than it does (EZ1001 is any invalid parameter, not only a dtype): a
+    # code alone names the code's table row, not this entry. Otherwise the entry owns its codes,
+    # and a code in a wording its patterns do not know is still this entry.
+    narrower: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -11,6 +11,8 @@ PAIR_FIX = (
 )
 # _ZNK / _ZNV / _ZNR: a const, volatile or ref-qualified member function of the same namespaces.
 TORCH_SYMBOLS = r"_ZN[KVRO]{0,3}(?:3c10|2at|5torch|5caffe2|4c10d)"
+# torch_npu's own C++ namespaces: an extension linking them was built against one torch_npu.
+TORCH_NPU_SYMBOLS = r"_ZN[KVRO]{0,3}(?:7c10_npu|6at_npu|9torch_npu|6op_api|9op_plugin)"
 
 FAILURES = (
     Failure(
@@ -39,11 +41,13 @@ FAILURES = (
         patterns=(
             rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_SYMBOLS}"
             r"\w{0,400}",
+            rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_NPU_SYMBOLS}"
+            r"\w{0,400}",
         ),
         codes=(),
-        meaning="a C++ extension (a custom-op library such as vllm_ascend_C, a kernel package's "
-        "torch binding) was built against another torch than the one installed: a torch or c10 "
-        "symbol it links against is missing",
+        meaning="a C++ extension (a custom-op library such as vllm_ascend_C, mmcv's _ext, a "
+        "kernel package's torch binding) was built against another torch or torch_npu than the "
+        "one installed: a torch, c10 or c10_npu symbol it links against is missing",
         causes=(
             "torch (or torch_npu) upgraded or downgraded after the extension was built or its "
             "wheel installed",
@@ -56,6 +60,8 @@ FAILURES = (
         confirm="python.stack",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/1249", "report"),
+            Source("https://github.com/open-mmlab/mmcv/issues/3299 (c10_npu symbol)", "report"),
+            Source("https://github.com/DeepLink-org/dlinfer/issues/183 (c10_npu::acl)", "report"),
             Source(
                 "shared/reference/ascend-facts.md §3 (torch_npu X.Y needs torch X.Y)", "official"
             ),
@@ -220,18 +226,26 @@ FAILURES = (
         component="cann",
         patterns=(
             r"/(?:ascend-toolkit|cann[-\w.]{0,20})/\S{1,300}\.so: undefined symbol: \w{1,400}",
+            # CANN's own C++ namespaces (ge::, optiling::, gert::, ErrorManager): whoever misses
+            # one was built against another CANN
+            r"undefined symbol: _ZN[KVRO]{0,3}(?:2ge|8optiling|4gert|12ErrorManager)\w{0,400}",
         ),
         codes=(),
-        meaning="one CANN library misses a symbol of another: parts of two CANN versions are "
-        "mixed in one install or on LD_LIBRARY_PATH",
+        meaning="a CANN symbol is missing: parts of two CANN versions are mixed in one install "
+        "or on LD_LIBRARY_PATH, or a framework's Ascend plugin was built against another CANN",
         causes=(
             "an upgrade left old components behind, or two toolkits on LD_LIBRARY_PATH",
             "kernels/ops package from another CANN version",
+            "a framework plugin (Paddle, MindSpore, Paddle-Lite) built for another CANN release",
         ),
         fix="reinstall the CANN toolkit and kernels of one version, and keep only its set_env.sh "
-        "in the environment",
+        "in the environment; a framework's Ascend plugin must be the build for that CANN "
+        "version (or rebuilt against it)",
         confirm="cann.toolkit",
-        sources=(Source("https://github.com/Ascend/samples/issues/21", "report"),),
+        sources=(
+            Source("https://github.com/Ascend/samples/issues/21", "report"),
+            Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/9624 (ge::)", "report"),
+        ),
         hints=("undefined symbol",),
     ),
     Failure(
@@ -326,7 +340,7 @@ FAILURES = (
         id="cann-chip-unsupported",
         mode="cann-pairing",
         component="cann",
-        patterns=(r"init runtime platform info failed",),
+        patterns=(r"init runtime platform info failed", r"\bGet soc name failed"),
         codes=(),
         meaning="CANN could not load the platform description of this chip (the SocVersion the "
         "line names), so GE and the operator compiler did not start (500001, "
@@ -342,7 +356,10 @@ FAILURES = (
         "install a CANN toolkit and kernels package that support this chip; "
         "`ampenv doctor --only cann.toolkit,npu.driver`",
         confirm="cann.toolkit",
-        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/692", "report"),),
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/692", "report"),
+            Source("https://github.com/mindspore-ai/mindspore/issues/344 (soc name)", "report"),
+        ),
         hints=("fail",),
     ),
     Failure(
