@@ -157,6 +157,7 @@ FAILURES = (
             code("207004"),
             r"Get physical device number failed, err: ?87\b",
             r"get device count of NPU failed",
+            r"reason=\[?driver error:no valid device",
         ),
         codes=("207004",),
         meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "
@@ -225,7 +226,7 @@ FAILURES = (
         id="driver-internal-error",
         mode="driver",
         component="driver",
-        patterns=(code("507899"),),
+        patterns=(code("507899"), r"reason=\[?driver error:internal error"),
         codes=("507899",),
         meaning="driver internal error, usually a cascade after an earlier device fault or a "
         "driver that does not support what CANN asks of it",
@@ -351,20 +352,26 @@ FAILURES = (
             r"ASCEND_RT_VISIBLE_DEVICES\b[^\n]{0,200}must be configured in ascending order",
             r"Error setting ASCEND_RT_VISIBLE_DEVICES\b",
             r"No NPU devices found or specified in ASCEND_RT_VISIBLE_DEVICES",
+            # the runtime's own check: an id beyond the devices this container or node has
+            r"set ASCEND_RT_VISIBLE_DEVICES:\[[^\]\n]{0,200}\] error, input data rang",
         ),
         codes=("EE1001",),
         narrower=True,  # EE1001: any invalid argument of the runtime
-        meaning="ASCEND_RT_VISIBLE_DEVICES was refused: CANN wants its ids in ascending order, "
-        "and a launcher (vLLM) found its ranks' device range beyond the ids it lists",
+        meaning="ASCEND_RT_VISIBLE_DEVICES was refused: CANN wants its ids in ascending order "
+        "and within the devices this node or container has, and a launcher (vLLM) found its "
+        "ranks' device range beyond the ids it lists",
         causes=(
+            "an id beyond the devices present (the runtime names the range it has: a container "
+            "given fewer devices than the variable lists)",
             "ids not ascending (e.g. 0,2,4,6,1,3,5,7): the order must come from the launcher's "
             "rank-to-device mapping, not from the variable",
             "more local ranks than visible devices on this node (data parallel size per node "
             "times tensor parallel size above the devices listed)",
         ),
-        fix="list the node's devices in ascending order in ASCEND_RT_VISIBLE_DEVICES, and start "
-        "no more ranks per node than it lists (check the data-parallel size per node and the "
-        "tensor-parallel size against it)",
+        fix="list only devices this node or container has (`npu-smi info`; in a container the "
+        "ids count from 0 over the devices passed in), in ascending order, in "
+        "ASCEND_RT_VISIBLE_DEVICES, and start no more ranks per node than it lists (check the "
+        "data-parallel size per node and the tensor-parallel size against it)",
         confirm="env.npu",
         sources=(
             Source(
@@ -374,6 +381,7 @@ FAILURES = (
             ),
             Source("https://github.com/gpustack/gpustack/issues/2527 (EE1001 text)", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2879", "report"),
+            Source("https://github.com/gpustack/gpustack/issues/3352 (input data range)", "report"),
             Source(FACTS + " §4 (envref_07_0028)", "official"),
         ),
         hints=("error",),

@@ -85,6 +85,8 @@ FAILURES = (
             r"Memory_Allocation_Failure",
             code("2070(?:01|18)"),
             r"alloc device memory failed",
+            # the runtime's reason for a failed call, as CANN prints it (FuncErrorReason)
+            r"reason=\[?driver error:out of memory",
         ),
         codes=("EL0004", "207001", "207018"),
         meaning="the runtime could not allocate device memory: other processes hold it, or this "

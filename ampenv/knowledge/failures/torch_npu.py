@@ -95,7 +95,9 @@ FAILURES = (
         id="torch-npu-unpaired-attr",
         mode="torch-pairing",
         component="torch_npu",
-        patterns=(r"module 'torch_npu(?:\.[\w.]{1,60})?' has no attribute '\w{1,80}'",),
+        patterns=(
+            r"module '(?:torch_npu|torch\.npu)(?:\.[\w.]{1,60})?' has no attribute '\w{1,80}'",
+        ),
         codes=(),
         meaning="code expects a torch_npu API this torch_npu lacks: either the torch_npu release "
         "does not match torch (or the framework calling it), or torch, torch_npu and the "
