@@ -437,3 +437,18 @@ def test_a_module_error_next_to_a_known_failure_is_only_its_follow_up() -> None:
     hits = scan_lines(lines, "x")
     assert [h.id for h in hits] == ["hccl-socket-timeout", "plog-hccl"]
     assert hits[1].failure.rank == GENERIC and hits[1].also == ("hccl-socket-timeout",)
+
+
+@pytest.mark.parametrize(
+    "fid",
+    ["cann-ez1001", "acl-161002", "hccl-result-5", "torch-npu-err00100", "dcmi-8001", "plog-hccl"],
+)
+def test_explain_takes_the_id_a_scan_reported_for_a_decoded_code(fid: str) -> None:
+    # a finding says `ampenv explain CODE`; its id is what the report shows, so that works too
+    [found] = explain(fid)
+    assert found.id == fid and found.fix
+
+
+@pytest.mark.parametrize("fid", ["acl-", "acl-12", "plog-profiling", "plog-", "cann-e", "dcmi"])
+def test_an_id_no_decoder_makes_stays_unknown(fid: str) -> None:
+    assert explain(fid) == []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures import codes
+from ampenv.knowledge.failures import codes, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
@@ -45,6 +45,9 @@ def explain(query: str) -> list[Failure]:
     q = query.strip()
     if q in BY_ID:
         return [BY_ID[q]]
+    decoded = codes.by_id(q) or plog.by_id(q)  # an id a scan reported for a decoded code
+    if decoded is not None:
+        return [decoded]
     if _CODE.match(q):
         return _by_code(q)
     found = [hit.failure for hit in scan_lines(q.splitlines(), "query")]

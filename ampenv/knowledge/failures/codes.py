@@ -458,6 +458,24 @@ def lookup(code: str) -> Optional[Failure]:
     return None
 
 
+def by_id(fid: str) -> Optional[Failure]:
+    """A decoded code by the id a scan reported it under ("cann-ei0006", "acl-507035",
+    "hccl-result-7", "torch-npu-err00100", "dcmi-8001"): `ampenv explain` takes those too."""
+    decoders: tuple[tuple[str, Callable[[str], Optional[Failure]]], ...] = (
+        ("cann-", lambda c: lookup(c.upper())),
+        ("acl-", lambda c: acl(c) if re.fullmatch(r"[1-5]\d{5}", c) else None),
+        ("hccl-result-", hccl),
+        ("torch-npu-err", lambda c: lookup("ERR" + c)),
+        ("dcmi", lookup),
+    )
+    for prefix, decode in decoders:
+        if fid.startswith(prefix):
+            found = decode(fid[len(prefix) :])
+            if found is not None and found.id == fid:
+                return found
+    return None
+
+
 # Every check a decoded code may name to confirm it (logs.errors runs after them), from the
 # decoders themselves over every code their tables list and one unlisted code per ACL class, so
 # a new class or row cannot name a check the log scan does not wait for.

@@ -83,12 +83,21 @@ MODULES: dict[str, tuple[str, str, str]] = {
 
 
 def _decode(m: re.Match[str]) -> Optional[Failure]:
-    module = m.group("code")
+    return module_failure(m.group("code"), PREFIX.sub("", m.group("text")).strip()[:EXCERPT])
+
+
+def by_id(fid: str) -> Optional[Failure]:
+    """The finding of a module by the id a scan reported (``plog-hccl``), for `ampenv explain`."""
+    module = fid[len("plog-") :].upper() if fid.startswith("plog-") else ""
+    return module_failure(module) if module.isalnum() else None
+
+
+def module_failure(module: str, said: str = "") -> Optional[Failure]:
+    """An ERROR of ``module`` (a plog module id), with what its line ``said``."""
     known = MODULES.get(module)
     if known is None:
         return None
     mode, what, fix = known
-    said = PREFIX.sub("", m.group("text")).strip()[:EXCERPT]
     return Failure(
         id=f"plog-{module.lower()}",
         mode=mode,
