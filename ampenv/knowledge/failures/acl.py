@@ -78,6 +78,8 @@ FAILURES = (
             r"\baicore exception\b",
             r"aicore execution is abnormal",
             r"\bAicore kernel execute failed",
+            # msaicerr's verdict on an AI Core error it reran alone
+            r"Single op test aicore error, please check op",
             r"The (?:DDR|write|read) address of the MTE instruction is out of range",
         ),
         codes=("507015", "507042", "507043", "0x26"),

@@ -49,6 +49,8 @@ FAILURES = (
         patterns=(
             r"dcmi model initiali[sz]ed failed, because the device is used",
             r"dcmi \w{1,10} initiali[sz]ed? failed[^\n]{0,60}ret is -8020",
+            # the driver's own kernel log (dmesg) for the same
+            r"some devices are used by other docker",
         ),
         codes=("-8020",),
         meaning="another container holds the device: a container started without --privileged "
@@ -61,8 +63,13 @@ FAILURES = (
             Source(FACTS + " §1.2 (ops note) [3P]", "report"),
             Source("https://github.com/Ascend/cann-container-image/issues/46", "report"),
             Source("shared/reference/ascend-facts.md §1.2 (dcmi ret -8020)", "official"),
+            Source(
+                "https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/"
+                "troubleshooting/troubleshooting_0118.html (used by other docker)",
+                "official",
+            ),
         ),
-        hints=("fail",),
+        hints=("fail", "error"),
     ),
     Failure(
         id="driver-not-mounted",
@@ -99,7 +106,11 @@ FAILURES = (
         id="npu-smi-missing",
         mode="container-devices",
         component="driver",
-        patterns=(r"\bnpu-smi: (?:command not found|No such file or directory)",),
+        patterns=(
+            r"\bnpu-smi: (?:command not found|No such file or directory)",
+            # a device plugin looking for it (HAMi's ascend-device-plugin)
+            r"\bnpu-smi not found in\b",
+        ),
         codes=(),
         meaning="npu-smi is not there: in a container the host's npu-smi was not mounted (or "
         "mounted from a path it does not have on that host); on a host the driver is not "
@@ -113,7 +124,10 @@ FAILURES = (
         "-v <that path>:/usr/local/bin/npu-smi -v /usr/local/Ascend/driver:/usr/local/Ascend/"
         "driver:ro; on a host install the driver; `ampenv doctor --only npu.driver`",
         confirm="npu.driver",
-        sources=(Source("https://github.com/PaddlePaddle/PaddleX/issues/4542", "report"),),
+        sources=(
+            Source("https://github.com/PaddlePaddle/PaddleX/issues/4542", "report"),
+            Source("https://github.com/Project-HAMi/ascend-device-plugin/issues/103", "report"),
+        ),
         hints=("npu-smi",),
     ),
     Failure(
@@ -204,10 +218,14 @@ FAILURES = (
             "the OPP package was rejected (E30006 next to it)",
             "the driver does not match the CANN release (EL0002 'device ID is invalid' next to "
             "it, with every id)",
+            "in a pod or container given some of the node's NPUs: a device id counted over the "
+            "node's NPUs, where the runtime counts 0..n-1 over the ones passed in "
+            "(ASCEND_RT_VISIBLE_DEVICES not set to match ASCEND_VISIBLE_DEVICES)",
         ),
         fix="`npu-smi info` and `fuser -v /dev/davinci*`: stop the holder; if dmesg shows "
-        "`device(N) is not working`, drain the node; if no process holds it, check that the "
-        "driver is one this CANN supports: `ampenv doctor --only npu.driver,cann.toolkit`",
+        "`device(N) is not working`, drain the node; in a container use ids 0..n-1 over the "
+        "NPUs passed in; if no process holds it, check that the driver is one this CANN "
+        "supports: `ampenv doctor --only npu.driver,cann.toolkit`",
         confirm="npu.devices",
         sources=(
             Source(
@@ -218,6 +236,7 @@ FAILURES = (
             Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
             Source("https://github.com/Ascend/pytorch/issues/67", "report"),
             Source("https://github.com/PaddlePaddle/Paddle/issues/68865", "maintainer"),
+            Source("https://github.com/Project-HAMi/HAMi/issues/1894 (a pod's ids)", "report"),
         ),
         hints=code_hints("error", "fail"),
         rank=CLASS,

@@ -25,7 +25,8 @@ FAILURES = (
             r"\blib(?:hccl|ascendcl|ge_runner|graph|runtime|acl_op_compiler|opapi|msprofiler"
             r"|register|tsdclient|nnopbase|platform|ge_common|error_manager|ascend_protobuf"
             r"|acl_tdt_channel|cust_opapi|aclnn_\w{1,40}|optiling|tiling_api|exe_graph|lowering"
-            r"|ge_executor|ascendalog|acl_dvpp|acl_cblas|fmk_parser|ascend_dump)\.so[\w.]{0,20}: "
+            r"|ge_executor|ascendalog|acl_dvpp|acl_cblas|fmk_parser|ascend_dump|cann_kb|mspti"
+            r"|ms_tools_ext|hcomm|ascend_ml|ascendsk)\.so[\w.]{0,20}: "
             r"cannot open shared object",
             r"Please check that the (?:cann|runtime|compiler) package is installed",
         ),
@@ -36,6 +37,8 @@ FAILURES = (
             "set_env.sh not sourced in this shell, container or service unit",
             "CANN toolkit (or the part that ships the library) not installed",
             "a CANN installed for another architecture or removed since",
+            "a CANN older than the framework was built for, without that library (MindSpore "
+            "2.0 needs libcann_kb.so, which CANN 5.0 lacks)",
         ),
         fix=SET_ENV + "; then `ampenv doctor --only cann.toolkit`",
         confirm="cann.toolkit",
@@ -47,6 +50,7 @@ FAILURES = (
             ),
             Source(TORCH_NPU_LOADER + " (libhccl.so / libascendcl.so messages)", "official"),
             Source("https://github.com/BytePioneer-AI/PaddleOCR-NPU/issues/7", "report"),
+            Source("https://github.com/mindspore-ai/mindspore/issues/236 (libcann_kb)", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/262", "report"),
             Source(
                 "shared/reference/ascend-facts.md §3 (torch_npu import without set_env.sh)",

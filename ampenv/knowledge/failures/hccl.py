@@ -48,6 +48,8 @@ FAILURES = (
             r"\[LinkEstablish\]wait socket establish timeout",
             r"Wait links establish completed failed",
             r"socket establish timeout",
+            # HCCL's table of the links it could not make (comm_base.cc)
+            r"_{5,}LINK_ERROR_INFO_{5,}",
         ),
         codes=(),
         meaning="HCCL could not establish its links to the listed peers within "
@@ -55,6 +57,8 @@ FAILURES = (
         causes=(
             "a peer rank not started or dead",
             "ports blocked or the wrong interface (HCCL_IF_IP / HCCL_SOCKET_IFNAME)",
+            "the NPU NICs of the servers configured differently: TLS on one and off on another "
+            "(`hccn_tool -i <id> -tls -g` on every server must agree)",
         ),
         fix=CONNECT,
         confirm="env.hccl",
@@ -62,10 +66,15 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/9447", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1955", "report"),
             Source(
+                "https://hiascend.com/document/detail/zh/canncommercial/80RC3/developmentguide/"
+                "hccl/hcclug/hcclug_000055.html (LINK_ERROR_INFO, TLS not consistent)",
+                "official",
+            ),
+            Source(
                 "shared/reference/ascend-facts.md §4 (HCCL_CONNECT_TIMEOUT, 120-7200 s)", "official"
             ),
         ),
-        hints=("timeout", "fail"),
+        hints=("timeout", "fail", "error"),
     ),
     Failure(
         id="hccl-transport-init",

@@ -24,7 +24,7 @@ FAILURES = (
         mode="device-memory",
         component="torch_npu",
         patterns=(
-            r"NPU out of memory\. Tried to allocate",
+            r"NPU out of memory\. (?:NPUWorkspaceAllocator t|T)ried to allocate",
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
         ),
         codes=(),
@@ -52,6 +52,7 @@ FAILURES = (
                 "gpu-memory-utilization)",
                 "report",
             ),
+            Source("https://github.com/Ascend/sglang/issues/617 (NPUWorkspaceAllocator)", "report"),
             Source(
                 "mindspore-ai/docs docs/mindspore/source_zh_cn/faq/implement_problem.md"
                 "@8eea779350d577782fbf78e9286d9291d185af93 (Out of Memory!!!)",
@@ -87,6 +88,8 @@ FAILURES = (
             r"alloc device memory failed",
             # the runtime's reason for a failed call, as CANN prints it (FuncErrorReason)
             r"reason=\[?driver error:out of memory",
+            # the driver's device memory manager: ENOMEM
+            r"\[devmm\]\[\w{1,60} \d{1,6}\] ?<errno:12, ?\d{1,4}>",
         ),
         codes=("EL0004", "207001", "207018"),
         meaning="the runtime could not allocate device memory: other processes hold it, or this "

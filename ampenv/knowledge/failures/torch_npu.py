@@ -168,7 +168,7 @@ FAILURES = (
             r"\baclnn\w{1,80} or \w{1,80} not in libopapi\.so",
             # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
             # non-fatal fallbacks only warn, so the RuntimeError is required
-            r"RuntimeError: Failed to find function ?(?:acl|hccl)\w{1,80}",
+            r"Failed to find function ?(?:acl|hccl|Hccl)\w{1,80}",
             r"maybe you(?:r)? cann version is too low",
             r"need to upgrade hccl version",
         ),
@@ -342,7 +342,12 @@ FAILURES = (
         id="cann-chip-unsupported",
         mode="cann-pairing",
         component="cann",
-        patterns=(r"init runtime platform info failed", r"\bGet soc name failed"),
+        patterns=(
+            r"init runtime platform info failed",
+            r"\bGet soc name failed",
+            # the Triton-Ascend / bisheng compiler not knowing this SoC
+            r"for the --target option: Cannot find option named '?Ascend\w{1,20}",
+        ),
         codes=(),
         meaning="CANN could not load the platform description of this chip (the SocVersion the "
         "line names), so GE and the operator compiler did not start (500001, "
@@ -361,8 +366,9 @@ FAILURES = (
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/692", "report"),
             Source("https://github.com/mindspore-ai/mindspore/issues/344 (soc name)", "report"),
+            Source("https://github.com/sgl-project/sglang/issues/16360 (bishengir)", "report"),
         ),
-        hints=("fail",),
+        hints=("fail", "cannot"),
     ),
     Failure(
         id="cann-version-mismatch",
