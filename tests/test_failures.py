@@ -452,3 +452,16 @@ def test_explain_takes_the_id_a_scan_reported_for_a_decoded_code(fid: str) -> No
 @pytest.mark.parametrize("fid", ["acl-", "acl-12", "plog-profiling", "plog-", "cann-e", "dcmi"])
 def test_an_id_no_decoder_makes_stays_unknown(fid: str) -> None:
     assert explain(fid) == []
+
+
+def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
+    from ampenv.knowledge.failures.cann_error_codes import TABLE
+
+    assert len(TABLE) >= 500 and all(re.fullmatch(r"E[0-9A-Z]\d{4}", c) for c in TABLE)
+    assert all(len(row) == 4 and all(isinstance(f, str) for f in row) for row in TABLE.values())
+    (hit,) = scan_lines(["EL0005: 2025-01-02-03:04:05.000.000 The resources are busy."], "t")
+    assert hit.id == "cann-el0005" and "Resource Busy" in hit.failure.meaning
+    assert hit.failure.fix.startswith("CANN's table for EL0005") and "Close" in hit.failure.fix
+    # an internal code's row ("contact support") gives way to reading the plog
+    (internal,) = explain("E39007")
+    assert "Device Subprocess Startup Timeout" in internal.meaning and "plog" in internal.fix

@@ -342,22 +342,32 @@ E_CODE_FORMAT = (
     "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha002/API/"
     "codeopenapi/cann_base_api_0005.html (E-code format: level, module, number)"
 )
-ERROR_CODE_JSON = "CANN runtime/conf/error_manager/error_code.json (errClass of each code)"
-MODULES_3P = (
-    "mindspore-lab skill docs, error-codes reference (CANN inner error code prefixes; third-party)"
+ERROR_CODE_JSON = (
+    "CANN conf/error_manager/error_code.json (errClass of each code; 8.1.RC1 as shipped, "
+    "github.com/leideng/CANN-8.1.RC1@4332a0134a96cfea4a4f6673690a81075c1e4dfb)"
 )
-# module letter -> (mode, module, where the letter's module is known from, its weight)
-E_MODULES: dict[str, tuple[str, str, str, str]] = {
-    "EI": ("hccl", "HCCL (collective communication)", ERROR_CODE_JSON, "official"),
-    "EJ": ("hccl", "HCCP (the device network process HCCL uses)", ERROR_CODE_JSON, "official"),
-    "EZ": ("core-exception", "operators (public operators, aclnn)", ERROR_CODE_JSON, "official"),
-    "EE": ("core-exception", "the runtime", MODULES_3P, "report"),
-    "EL": ("device-memory", "device memory and resources", MODULES_3P, "report"),
-    "EH": ("core-exception", "CANN's engine initialisation", MODULES_3P, "report"),
-    "EK": ("core-exception", "profiling", MODULES_3P, "report"),
-    "E3": ("core-exception", "AI CPU", MODULES_3P, "report"),
-    "E7": ("core-exception", "operator plugins", ERROR_CODE_JSON, "official"),
-    "E8": ("cann-pairing", "vector operators and the OPP package", ERROR_CODE_JSON, "official"),
+# module letter -> (mode, module); the module is the errClass CANN's table gives its codes
+E_MODULES: dict[str, tuple[str, str]] = {
+    "E1": ("compile-cache", "GE (the graph engine, ATC)"),
+    "E2": ("compile-cache", "FE (the fusion engine)"),
+    "E3": ("core-exception", "AI CPU"),
+    "E4": ("compile-cache", "TE fusion (operator compilation)"),
+    "E7": ("core-exception", "operator plugins"),
+    "E8": ("cann-pairing", "vector operators and the OPP package"),
+    "EB": ("compile-cache", "the TBE pass compiler"),
+    "EC": ("compile-cache", "auto tune (AOE)"),
+    "ED": ("compile-cache", "RL tune"),
+    "EE": ("core-exception", "the runtime (RTS)"),
+    "EF": ("compile-cache", "LX fusion and auto deploy"),
+    "EH": ("core-exception", "ACL"),
+    "EI": ("hccl", "HCCL (collective communication)"),
+    "EJ": ("hccl", "HCCP (the device network process HCCL uses)"),
+    "EK": ("core-exception", "profiling"),
+    "EL": ("driver", "the driver (devices, device memory and resources)"),
+    "EM": ("core-exception", "queue scheduling"),
+    "EN": ("core-exception", "DVPP (media processing)"),
+    "EO": ("compile-cache", "AMCT (model compression)"),
+    "EZ": ("core-exception", "operators (public operators, aclnn)"),
 }
 
 # HCCL's and HCCP's own E-codes (CANN's error table for them: title, message, cause, solution),

@@ -306,12 +306,16 @@ def torch_npu(code: str) -> Optional[Failure]:
 def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     """An E-code's failure: its module and class from the code, what the log said with it
     (``text``: the rest of its line; ``more``: its indented continuation lines) quoted."""
-    mode, module, ref, weight = tables.E_MODULES.get(
-        code[:2], ("core-exception", f"CANN module {code[1]}", tables.E_CODE_FORMAT, "official")
-    )
+    from ampenv.knowledge.failures.cann_error_codes import SOURCE, TABLE  # large: on demand
+
+    mode, module = tables.E_MODULES.get(code[:2], ("core-exception", f"CANN module {code[1]}"))
     internal = code[2] == "9"
     said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
+    official_title, message, official_cause, official_fix = TABLE.get(code, ("", "", "", ""))
     title, known_cause, known_fix = tables.E_CODES.get(code, ("", "", ""))
+    title = title or official_title
+    known_cause = known_cause or official_cause
+    said = said or message.replace("%s", "...")
     meaning = (
         f"{'an internal' if internal else 'a user-class'} error of {module}"
         + (f" ({title})" if title else "")
@@ -322,10 +326,12 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     if cause and cause.group(1).strip(" .").upper() != "N/A":
         meaning += f"; the log's possible cause: {cause.group(1).strip()[:EXCERPT]}"
     solution = SOLUTION.search(text + more)
-    if known_fix:  # CANN's table for the code
+    if known_fix:  # ampenv's reading of CANN's table for the code
         fix = known_fix
     elif solution:  # the advice printed with the code, quoted as the log's, not ampenv's
         fix = f'the log\'s own "Solution:" for it: "{solution.group(1).strip()[:EXCERPT]}"'
+    elif official_fix and not internal:  # an internal code's row says "contact support"
+        fix = f'CANN\'s table for {code}: "{official_fix}"'
     elif internal:
         fix = PLOG
     else:
@@ -333,8 +339,12 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
             "CANN prints what to change with the code (the message, and a 'Solution:' line after "
             "it); change the parameter, environment or resource it names"
         )
-    sources = (Source(tables.E_CODE_FORMAT, "official"), Source(ref, weight))
-    if title:
+    sources = (Source(tables.E_CODE_FORMAT, "official"),)
+    if code[:2] in tables.E_MODULES:
+        sources += (Source(tables.ERROR_CODE_JSON, "official"),)
+    if official_title or official_cause or official_fix:
+        sources += (Source(SOURCE, "official"),)
+    if code in tables.E_CODES:
         sources += (Source(tables.E_TABLE_SOURCE, "official"),)
     return _failure(
         f"cann-{code.lower()}",
@@ -453,8 +463,11 @@ def lookup(code: str) -> Optional[Failure]:
         return dcmi(code)
     if re.fullmatch(r"ERR0[0-4]\d{3}", code):
         return torch_npu(code[3:])
-    if re.fullmatch(r"E[0-9A-Z]\d{4}", code) and code[:2] in tables.E_MODULES:
-        return e_code(code, "")
+    if re.fullmatch(r"E[0-9A-Z]\d{4}", code):
+        from ampenv.knowledge.failures.cann_error_codes import TABLE
+
+        if code in TABLE or code[:2] in tables.E_MODULES:
+            return e_code(code, "")
     return None
 
 
