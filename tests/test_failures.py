@@ -455,10 +455,12 @@ def test_an_id_no_decoder_makes_stays_unknown(fid: str) -> None:
 
 
 def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
-    from ampenv.knowledge.failures.cann_error_codes import TABLE
+    from ampenv.knowledge.failures.code_tables import cann_e_codes
 
-    assert len(TABLE) >= 500 and all(re.fullmatch(r"E[0-9A-Z]\d{4}", c) for c in TABLE)
-    assert all(len(row) == 4 and all(isinstance(f, str) for f in row) for row in TABLE.values())
+    source, table = cann_e_codes()
+    assert "error_code.json" in source and len(table) >= 500
+    assert all(re.fullmatch(r"E[0-9A-Z]\d{4}", c) for c in table)
+    assert all(len(row) == 4 and all(isinstance(f, str) for f in row) for row in table.values())
     (hit,) = scan_lines(["EL0005: 2025-01-02-03:04:05.000.000 The resources are busy."], "t")
     assert hit.id == "cann-el0005" and "Resource Busy" in hit.failure.meaning
     assert hit.failure.fix.startswith("CANN's table for EL0005") and "Close" in hit.failure.fix

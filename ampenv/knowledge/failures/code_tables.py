@@ -6,6 +6,10 @@ from the class it belongs to (``codes.py``) unless its row names a fix of its ow
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 # CANN aclError (acl_base.h), the runtime codes ACL passes through (rt_error_codes.h), the GE
 # codes it passes through (ge_error_codes.h) and the aclnn operator API codes. Rule of the
 # table: 1xxxxx the caller's environment or code, 2xxxxx resources or a call this hardware does
@@ -369,6 +373,18 @@ E_MODULES: dict[str, tuple[str, str]] = {
     "EO": ("compile-cache", "AMCT (model compression)"),
     "EZ": ("core-exception", "operators (public operators, aclnn)"),
 }
+
+# CANN's own table of every E-code (cann_error_codes.json: title, message, possible cause,
+# solution), generated from the toolkit's conf/error_manager/error_code.json; read on demand.
+E_TABLE_FILE = Path(__file__).with_name("cann_error_codes.json")
+
+
+@functools.lru_cache(maxsize=1)
+def cann_e_codes() -> tuple[str, dict[str, tuple[str, str, str, str]]]:
+    """CANN's E-code table and where it comes from."""
+    data = json.loads(E_TABLE_FILE.read_text(encoding="utf-8"))
+    return data["source"], {code: tuple(row) for code, row in data["codes"].items()}
+
 
 # HCCL's and HCCP's own E-codes (CANN's error table for them: title, message, cause, solution),
 # for the codes no curated entry has.

@@ -306,12 +306,11 @@ def torch_npu(code: str) -> Optional[Failure]:
 def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     """An E-code's failure: its module and class from the code, what the log said with it
     (``text``: the rest of its line; ``more``: its indented continuation lines) quoted."""
-    from ampenv.knowledge.failures.cann_error_codes import SOURCE, TABLE  # large: on demand
-
+    source, table = tables.cann_e_codes()
     mode, module = tables.E_MODULES.get(code[:2], ("core-exception", f"CANN module {code[1]}"))
     internal = code[2] == "9"
     said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
-    official_title, message, official_cause, official_fix = TABLE.get(code, ("", "", "", ""))
+    official_title, message, official_cause, official_fix = table.get(code, ("", "", "", ""))
     title, known_cause, known_fix = tables.E_CODES.get(code, ("", "", ""))
     title = title or official_title
     known_cause = known_cause or official_cause
@@ -343,7 +342,7 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     if code[:2] in tables.E_MODULES:
         sources += (Source(tables.ERROR_CODE_JSON, "official"),)
     if official_title or official_cause or official_fix:
-        sources += (Source(SOURCE, "official"),)
+        sources += (Source(source, "official"),)
     if code in tables.E_CODES:
         sources += (Source(tables.E_TABLE_SOURCE, "official"),)
     return _failure(
@@ -463,11 +462,10 @@ def lookup(code: str) -> Optional[Failure]:
         return dcmi(code)
     if re.fullmatch(r"ERR0[0-4]\d{3}", code):
         return torch_npu(code[3:])
-    if re.fullmatch(r"E[0-9A-Z]\d{4}", code):
-        from ampenv.knowledge.failures.cann_error_codes import TABLE
-
-        if code in TABLE or code[:2] in tables.E_MODULES:
-            return e_code(code, "")
+    if re.fullmatch(r"E[0-9A-Z]\d{4}", code) and (
+        code in tables.cann_e_codes()[1] or code[:2] in tables.E_MODULES
+    ):
+        return e_code(code, "")
     return None
 
 
