@@ -433,7 +433,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         ),
         _family(
             "cann",
-            r"(?<![A-Za-z0-9_])(?-i:(?P<code>E[0-9A-Z]\d{4}))(?:\)?:|\]|\s+Inner Error)"
+            r"(?<![A-Za-z0-9_/])(?-i:(?P<code>E[0-9A-Z]\d{4}))(?:\)?:|\]|\s+Inner Error)"
             r"(?P<text>[^\n]{0,400})",
             "a CANN error code (E, its module, its number): the module, and whether it is the "
             "user's to fix or internal",

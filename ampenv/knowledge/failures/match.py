@@ -17,15 +17,22 @@ from itertools import islice
 from typing import Optional
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
-from ampenv.knowledge.failures.model import GENERIC, Failure
+from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 ANSI = re.compile(rb"\x1b\[[0-9;?]{0,32}[A-Za-z]")
+# A logger's mark of a line that reports no error, before the code ("[INFO] GE(...)", "INFO
+# 12-23 ...") or anywhere in a JSON record ("level": "debug"): a code a family would decode
+# there is a mention, not a failure.
+QUIET_TAG = re.compile(
+    r"\[(?:INFO|DEBUG|EVENT|TRACE|WARNING|WARN)\]|(?:^|\s)(?:INFO|DEBUG|WARNING|WARN)\s"
+)
+QUIET_RECORD = re.compile(r"\"level\"\s?:\s?\"(?:info|debug|trace|warn(?:ing)?)\"", re.IGNORECASE)
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
 MAX_DECODED = 256
-PIECE = 4 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
+PIECE = 1 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
 
@@ -61,27 +68,22 @@ class _Found:
 
 
 def _line_at(data: bytes, at: int) -> tuple[int, int]:
-    """The start and end of the line holding offset ``at``. A CR ends a line too: a progress
-    bar rewrites its line with CRs, and the error printed after it is a line of its own."""
+    """The start and end of the line (LF-ended) holding offset ``at``."""
     start = data.rfind(b"\n", 0, at) + 1
     end = data.find(b"\n", at)
-    end = len(data) if end < 0 else end
-    # Searched within the LF line only: a log without CRs is not searched to its start.
-    start = max(start, data.rfind(b"\r", start, at) + 1)
-    cr = data.find(b"\r", at, end)
-    return start, end if cr < 0 else cr
+    return start, len(data) if end < 0 else end
 
 
 def _continued(data: bytes, end: int, lines: int) -> str:
     """Up to ``lines`` indented lines after the line that ends at ``end``, each bounded, with
     their line breaks: the continuation of a message printed over several lines."""
     out = []
-    while len(out) < lines:
-        start = end + 2 if data[end : end + 2] == b"\r\n" else end + 1
-        if data[start : start + 1] not in (b" ", b"\t"):
-            break
-        _, end = _line_at(data, start)
-        out.append(data[start : min(end, start + WINDOW)].decode("utf-8", "replace"))
+    while len(out) < lines and data[end + 1 : end + 2] in (b" ", b"\t"):
+        nxt = data.find(b"\n", end + 1)
+        nxt = len(data) if nxt < 0 else nxt
+        part = data[end + 1 : min(nxt, end + 1 + WINDOW)].rstrip(b"\r")
+        out.append(part.decode("utf-8", "replace"))
+        end = nxt
     return "".join("\n" + line for line in out)
 
 
@@ -99,9 +101,13 @@ class Scanner:
 
     catalogue: tuple[Failure, ...] = ()
     _found: dict[str, _Found] = field(default_factory=dict)
-    _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)
+    # One pass over the text per hint word (or anchor regex); a pass also finds the longer hints
+    # that hold its word ("err" finds "error"): pass -> the hints it finds.
+    _passes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
+    _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
+    _candidates: dict[tuple[bytes, ...], tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
-    _decoded: dict[tuple[str, str], Optional[Failure]] = field(default_factory=dict)
+    _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
 
     def __post_init__(self) -> None:
@@ -115,13 +121,21 @@ class Scanner:
                 key = b"\0" + failure.anchor.encode()
                 by_hint.setdefault(key, []).append(failure)
                 self._anchors[key] = re.compile(failure.anchor.encode())
-        # One pass over the text per hint: a hint that holds a shorter one ("error" holds
-        # "err") is found by the shorter one's pass, so its failures join that pass.
-        for hint in sorted(by_hint, key=len, reverse=True):
-            shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
-            if shorter and hint[:1] != b"\0":
-                by_hint[min(shorter, key=len)].extend(by_hint.pop(hint))
         self._by_hint = {hint: tuple(dict.fromkeys(fs)) for hint, fs in by_hint.items()}
+        for hint in by_hint:
+            shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
+            word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
+            self._passes[word] = (*self._passes.get(word, ()), hint)
+
+    def _entries(self, hints: tuple[bytes, ...]) -> tuple[Failure, ...]:
+        """The entries of the hints a line holds, curated ones before the code families: a code
+        an entry matched on a line is that entry's finding, not its table row's as well."""
+        found = self._candidates.get(hints)
+        if found is None:
+            merged = {id(f): f for hint in hints for f in self._by_hint[hint]}
+            found = tuple(sorted(merged.values(), key=lambda f: f.decode is not None))
+            self._candidates[hints] = found
+        return found
 
     def feed_bytes(
         self, data: bytes, name: str, first_line: int = 1, deadline: Optional[float] = None
@@ -147,18 +161,33 @@ class Scanner:
         if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
         low = data.lower()
-        spans: dict[int, tuple[int, int, set[bytes]]] = {}  # line start -> (end, at, hints)
+        # window key -> (line start, line end, window centre, hints): a line is one window; a
+        # long one (a log of progress-bar CRs) has one around each hint's first hit and one
+        # around its last, where a failure ends such a log. The search resumes after the line,
+        # so the work stays linear in the text.
+        spans: dict[int, tuple[int, int, int, set[bytes]]] = {}
 
         def add(at: int, hint: bytes) -> int:
             start, end = _line_at(data, at)
-            span = spans.get(start)
-            if span is None:
-                spans[start] = (end, at, {hint})
-            else:
-                span[2].add(hint)
+            if end - start <= 2 * WINDOW:
+                spans.setdefault(start, (start, end, start + WINDOW, set()))[3].add(hint)
+                return end
+            spans.setdefault(at, (start, end, at, set()))[3].add(hint)
+            tail = last_hit(hint, at + WINDOW, end)
+            if tail >= 0:
+                spans.setdefault(tail, (start, end, tail, set()))[3].add(hint)
             return end
 
-        for hint in self._by_hint:
+        def last_hit(hint: bytes, lo: int, hi: int) -> int:
+            anchor = self._anchors.get(hint)
+            if anchor is None:
+                return low.rfind(hint, lo, hi)
+            found = -1
+            for m in anchor.finditer(data, lo, hi):
+                found = m.start()
+            return found
+
+        for hint in self._passes:
             anchor = self._anchors.get(hint)
             if anchor is not None:  # one search per line at most: resume after the line's end
                 m = anchor.search(data)
@@ -168,30 +197,65 @@ class Scanner:
             at = low.find(hint)
             while at >= 0:
                 at = low.find(hint, add(at, hint))
-        number, counted = first_line, 0
-        for start in sorted(spans):
-            end, at, hints = spans[start]
-            number += data.count(b"\n", counted, start)
-            counted = start
-            lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
-            line = data[lo:hi].decode("utf-8", "replace")
-            # Curated entries before the code families: a code an entry matched on this line is
-            # that entry's finding, not its table row's as well.
-            failures = dict.fromkeys(f for hint in hints for f in self._by_hint[hint])
-            said: set[str] = set()  # the ids and codes found on this line
-            for failure in sorted(failures, key=lambda f: f.decode is not None):
+        number, counted, line_of, said = first_line, 0, -1, set()
+        for key in sorted(spans):
+            start, end, at, hints = spans[key]
+            number += data.count(b"\n", counted, key)
+            counted = key
+            if start != line_of:  # the windows of one line find each failure once
+                line_of, said = start, set()
+            window = data[max(start, at - WINDOW) : min(end, at + WINDOW)]
+            self._scan_window(window, hints, said, data, end, name, number)
+
+    def _scan_window(
+        self,
+        window: bytes,
+        hints: set[bytes],
+        said: set[str],  # the ids and codes found on this line so far
+        data: bytes,
+        end: int,
+        name: str,
+        number: int,
+    ) -> None:
+        """The failures of one line's window. A CR ends a line for the patterns (a progress
+        bar rewrites its line with CRs; the error printed after it is a line of its own), but
+        all its parts count as one line: one finding each, however often it repeats there."""
+        parts = [window] if b"\r" not in window else self._parts(window, hints)
+        for part in parts:
+            lowered = part.lower()
+            held = tuple(  # the hints this part holds, of the passes that found its line
+                h for p in sorted(hints) for h in self._passes[p] if h[:1] == b"\0" or h in lowered
+            )
+            line = part.decode("utf-8", "replace")
+            digits = SIX_DIGITS.search(line) is not None
+            # a family finding without a code adds nothing to a line a finding explains
+            for failure in self._entries(held):
                 text = line
                 if failure.following:
                     text += _continued(data, end, failure.following)
-                found = self._match(failure, text)
+                found = self._match(failure, text, digits)
                 if found is None:
                     continue
                 failure, m = found
-                if failure.id in said or (failure.codes and said.issuperset(failure.codes)):
+                if failure.id in said or (
+                    failure.family and (said.issuperset(failure.codes) if failure.codes else said)
+                ):
                     continue
                 said.add(failure.id)
                 said.update(c.upper() for c in failure.codes)
                 self._record(failure, m, text, name, number)
+
+    def _parts(self, window: bytes, hints: set[bytes]) -> list[bytes]:
+        """The CR-ended parts of a window that hold one of ``hints``."""
+        keep = []
+        for part in window.split(b"\r"):
+            lowered = part.lower()
+            for hint in hints:
+                anchor = self._anchors.get(hint)
+                if anchor.search(part) if anchor is not None else hint in lowered:
+                    keep.append(part)
+                    break
+        return keep
 
     def feed_text(
         self, text: str, name: str, first_line: int = 1, deadline: Optional[float] = None
@@ -211,20 +275,27 @@ class Scanner:
             self.feed_text(joiner.join(batch), name, first)
             first += len(batch)
 
-    def _match(self, failure: Failure, line: str) -> Optional[tuple[Failure, re.Match[str]]]:
+    def _match(
+        self, failure: Failure, line: str, digits: bool = True
+    ) -> Optional[tuple[Failure, re.Match[str]]]:
         """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
         the code it captured), with the match."""
-        m = failure.search(line)
+        m = failure.search(line, digits)
         if m is None or failure.decode is None:
             return None if m is None else (failure, m)
+        if QUIET_TAG.search(line, 0, m.start()) or QUIET_RECORD.search(line):
+            return None
         key = (failure.id, m.group("code"))
-        if key not in self._decoded:  # a code's first line gives its meaning
+        decoded = self._decoded.get(key)
+        if decoded is None:  # a code's first line gives its meaning
+            decoded = failure.decode(m)
+            if decoded is None:  # not a code of the family's table: nothing kept, nothing counted
+                return None
             if len(self._decoded) >= MAX_DECODED:
                 self.undecoded += 1
                 return None
-            self._decoded[key] = failure.decode(m)
-        decoded = self._decoded[key]
-        return None if decoded is None else (decoded, m)
+            self._decoded[key] = decoded
+        return decoded, m
 
     def _record(
         self, failure: Failure, m: re.Match[str], line: str, name: str, number: int

@@ -53,6 +53,11 @@ def code_hints(*hints: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*hints, *CODE_HINTS)))
 
 
+# Every numeric code is six digits: a line without a run of six holds none, and the patterns
+# built on CODE_CONTEXT (the costly ones, with its look-ahead) need not be tried on it.
+SIX_DIGITS = re.compile(r"\d{6}")
+
+
 def code(number: str) -> str:
     """A pattern for a numeric code (a regex fragment such as ``50703[45]``) in its contexts."""
     return rf"{CODE_CONTEXT}\s?{number}(?!\d)"
@@ -110,8 +115,17 @@ class Failure:
         # ASCII: \d and \w and case folding stay ASCII (no surprises from U+0130 and kin).
         return tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in self.patterns)
 
-    def search(self, line: str) -> Optional[re.Match[str]]:
-        for regex in self.regexes:
+    @cached_property
+    def _tried(self) -> tuple[tuple[re.Pattern[str], bool], ...]:
+        """Each regex, and whether it reads a numeric code in CODE_CONTEXT."""
+        return tuple((r, CODE_CONTEXT in p) for p, r in zip(self.patterns, self.regexes))
+
+    def search(self, line: str, digits: bool = True) -> Optional[re.Match[str]]:
+        """The first match of the patterns in ``line``; ``digits=False`` says the line holds
+        no run of six digits (SIX_DIGITS), so the numeric-code patterns are skipped."""
+        for regex, coded in self._tried:
+            if coded and not digits:
+                continue
             m = regex.search(line)
             if m:
                 return m
