@@ -473,7 +473,7 @@ def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        "[INFO] GE(1234,python):2025-01-01-00:00:00.000.000 [ge.cc:1][1234]EI0006: retry policy set",
+        "[INFO] GE(1234,python):2025-01-01-00:00:00.000.000 [ge.cc:1][12]EI0006: retry policy",
         '{"event":"EL0004: handled","level":"info"}',
         "https://www.hiascend.com/document/redirect/EI0006: docs link",
         "See https://gitee.com/ascend/docs/issues/EI0014: resolved",

@@ -233,6 +233,36 @@ def test_stdin_is_a_log_too() -> None:
     assert '"hccl-socket-timeout"' in ran.stdout, ran.stderr
 
 
+def test_a_gzip_piped_to_stdin_is_unzipped() -> None:
+    line = (LOGS / "vllm-ascend-486_hccl_EI0006.txt").read_bytes()
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "--only", "logs", "--log", "-", "-f", "json"],
+        input=gzip.compress(line), capture_output=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    assert b'"hccl-socket-timeout"' in ran.stdout, ran.stderr
+
+
+def test_a_gzip_with_a_bad_checksum_keeps_all_its_text_and_says_so(tmp_path: Path) -> None:
+    text = "[INFO] step ok\n" * 200000 + (LOGS / "touchnet-100_npu_oom.txt").read_text()
+    damaged = bytearray(gzip.compress(text.encode()))
+    damaged[-8] ^= 0xFF  # the CRC: every byte of text inflates, the check fails at the end
+    path = tmp_path / "job.log.gz"
+    path.write_bytes(bytes(damaged))
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
+    assert [h.id for h in scan.hits] == ["npu-out-of-memory"]
+    assert [why for _, why in scan.damaged] == [
+        "its checksum does not match: the text read may be damaged"
+    ]
+
+
+def test_a_tail_cut_inside_a_progress_bar_starts_at_its_next_cr(tmp_path: Path) -> None:
+    path = tmp_path / "train.log"
+    bar = b"\r 50%|#####| 5/10 [00:01<00:01]"
+    path.write_bytes(b"start\n" + bar * ((70 << 20) // len(bar)) + b"\r" + EI0006.encode() + b"\n")
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
+    assert [h.id for h in scan.hits] == ["hccl-socket-timeout"] and scan.tails == [str(path)]
+
+
 def test_only_the_end_of_a_long_named_log_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

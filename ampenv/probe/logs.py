@@ -93,52 +93,122 @@ def _chunks(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+HEADER_MAX = 64 << 10  # a gzip header's name, comment and extra field: bytes at most
+
+
 class _Unzipped:
-    """The text of a gzip stream (every member) up to its end or to where it breaks: a log
-    copied while it was written ends mid-stream, and its end is what holds the failure. Each
-    piece is at most ``CHUNK`` bytes, however well the input compresses."""
+    """The text of a gzip stream, every member, up to its end or to where it breaks, as
+    ``gzip -dc`` gives it: a log copied while it was written ends mid-stream, and its end is
+    what holds the failure. Inflated raw, so a bad CRC or length costs no text (it is noted in
+    ``damaged``); zeros after a member are padding. Each piece is at most ``CHUNK`` bytes
+    however well the input compresses, and every piece of input read yields (maybe empty), so
+    the reader's deadline holds over padding too."""
 
     def __init__(self, fh: BinaryIO) -> None:
         self.fh, self.damaged, self.read = fh, "", 0
+        self._source = _chunks(fh)
+        self._pending = b""
+
+    def _need(self, size: int) -> bool:
+        while len(self._pending) < size:
+            chunk = next(self._source, b"")
+            if not chunk:
+                return False
+            self._pending += chunk
+        return True
+
+    def _header(self) -> bool:
+        """Consume one member's header; False (and ``damaged`` said) where there is none."""
+        if not self._need(10) or self._pending[:2] != GZIP_MAGIC or self._pending[2] != 8:
+            self.damaged = "not a gzip member where one should start"
+            return False
+        flags, at = self._pending[3], 10
+        if flags & 4:  # FEXTRA
+            if not self._need(at + 2):
+                return self._cut()
+            at += 2 + int.from_bytes(self._pending[at : at + 2], "little")
+        for flag in (8, 16):  # FNAME, FCOMMENT: zero-terminated
+            if flags & flag:
+                while (end := self._pending.find(b"\0", at)) < 0:
+                    if len(self._pending) > HEADER_MAX or not self._need(len(self._pending) + 1):
+                        return self._cut()
+                at = end + 1
+        at += 2 if flags & 2 else 0  # FHCRC
+        if not self._need(at):
+            return self._cut()
+        self._pending = self._pending[at:]
+        return True
+
+    def _cut(self) -> bool:
+        self.damaged = "the compressed stream ends inside a member's header"
+        return False
 
     def __iter__(self) -> Iterator[bytes]:
         import zlib  # only for a gzip log: the quick path does without it
 
-        gzip_member = zlib.MAX_WBITS | 16
-        unzip, started = zlib.decompressobj(gzip_member), False
-        try:
-            for raw in _chunks(self.fh):
-                while raw:
-                    if unzip.eof:  # another member follows, or the zeros gzip pads with
-                        if not raw.strip(b"\0"):
-                            break
-                        unzip = zlib.decompressobj(gzip_member)
-                    out = unzip.decompress(raw, CHUNK)
-                    started = True
-                    raw = unzip.unconsumed_tail or (unzip.unused_data if unzip.eof else b"")
-                    if out:
+        while True:
+            while not self._pending.strip(b"\0"):  # zeros between or after members: padding
+                self._pending = b""
+                chunk = next(self._source, b"")
+                if not chunk:
+                    return
+                self._pending = chunk
+                yield b""
+            self._pending = self._pending.lstrip(b"\0")
+            if not self._header():
+                return
+            inflate, crc, size = zlib.decompressobj(-zlib.MAX_WBITS), 0, 0
+            try:
+                while not inflate.eof:
+                    data, self._pending = self._pending, b""
+                    if not data:
+                        data = next(self._source, b"")
+                        if not data:
+                            self.damaged = "the stream ends before its end-of-stream marker"
+                            return
+                    while data:
+                        out = inflate.decompress(data, CHUNK)
+                        # at the end zlib keeps the rest in both: unused_data is the one read
+                        data = b"" if inflate.eof else inflate.unconsumed_tail
+                        crc, size = zlib.crc32(out, crc), size + len(out)
                         self.read += len(out)
                         yield out
-            if started and not unzip.eof:
-                self.damaged = "the compressed stream ends before its end-of-stream marker"
-        except zlib.error as exc:
-            self.damaged = str(exc)
+                    if inflate.eof:
+                        self._pending = inflate.unused_data
+            except zlib.error as exc:
+                self.damaged = str(exc)
+                return
+            if not self._need(8):
+                self.damaged = "the stream ends before its checksum"
+                return
+            trailer, self._pending = self._pending[:8], self._pending[8:]
+            if trailer != (crc.to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")):
+                self.damaged = "its checksum does not match: the text read may be damaged"
+
+
+def _unzip(fh: BinaryIO, limit: int, deadline: float, mtime: float) -> Tail:
+    unzipped = _Unzipped(fh)
+    found = _rolling_tail(iter(unzipped), limit, deadline)
+    if unzipped.damaged and not unzipped.read:
+        raise OSError(0, f"not a readable gzip file: {unzipped.damaged}")
+    return Tail(*found, mtime, damaged=unzipped.damaged)
 
 
 def _read_named(path: str, limit: int, deadline: float) -> Tail:
     """A log the user named: its end (``limit`` bytes). Regular files (plain or gzip) and
     stdin only: a FIFO or a device would block or never end."""
     if path == STDIN:
-        return Tail(*_rolling_tail(_chunks(sys.stdin.buffer), limit, deadline), time.time())
+        stdin = sys.stdin.buffer
+        peek = getattr(stdin, "peek", None)  # a gzip piped in: `zcat` is not needed
+        if peek is not None and peek(2)[:2] == GZIP_MAGIC:
+            return _unzip(stdin, limit, deadline, time.time())
+        return Tail(*_rolling_tail(_chunks(stdin), limit, deadline), time.time())
     with bounded.open_regular(path) as fh:
         st = os.fstat(fh.fileno())
-        if fh.read(2) == b"\x1f\x8b":  # gzip: no way to its end but through it
+        if fh.read(2) == GZIP_MAGIC:  # gzip: no way to its end but through it
             fh.seek(0)
-            unzipped = _Unzipped(fh)
-            found = _rolling_tail(iter(unzipped), limit, deadline)
-            if unzipped.damaged and not unzipped.read:
-                raise OSError(0, f"not a readable gzip file: {unzipped.damaged}")
-            return Tail(*found, st.st_mtime, damaged=unzipped.damaged)
+            return _unzip(fh, limit, deadline, st.st_mtime)
         start = max(0, st.st_size - limit)
         fh.seek(start)
         return Tail(fh.read(limit), start > 0, False, st.st_mtime)
@@ -147,9 +217,8 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
     """A tail starts mid-line: drop the partial first line (but a tail that is all one line is
     scanned as it is: dropping it would judge a log unread)."""
-    if not cut or b"\n" not in data:
-        return data
-    return data.split(b"\n", 1)[1]
+    ends = [at for at in (data.find(b"\n"), data.find(b"\r")) if at >= 0]
+    return data[min(ends) + 1 :] if cut and ends else data
 
 
 def scan(
