@@ -104,7 +104,7 @@ def logs_errors(ctx: CheckContext) -> Result:
     findings += [
         Finding(
             Status.WARN,
-            f"{name}: reading stopped after {logs.BUDGET_S:g} s before its end: a failure "
+            f"{name}: the scan's {logs.BUDGET_S:g} s ran out before its end: a failure "
             "logged near its end may be missed",
             _end_only(name),
         )

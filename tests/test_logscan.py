@@ -314,3 +314,18 @@ def test_a_scan_that_runs_out_of_time_says_which_log_it_did_not_finish(
     path = _plant_plog(tmp_path, "train.log", text)
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
     assert scan.hits == [] and scan.stopped == [str(path)]
+
+
+def test_a_stream_read_until_the_deadline_is_still_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a gzip member, then gigabytes of zero padding (a sparse file): reading it to its end
+    # would take the whole budget, and the failure it holds must still be found
+    path = tmp_path / "padded.log.gz"
+    path.write_bytes(gzip.compress(EI0006.encode() + b"\n"))
+    with open(path, "r+b") as fh:
+        fh.truncate(64 << 30)
+    monkeypatch.setattr(logscan, "BUDGET_S", 1.0)
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
+    assert [h.id for h in scan.hits] == ["hccl-socket-timeout"]
+    assert scan.stopped == [str(path)] and not scan.damaged

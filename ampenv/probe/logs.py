@@ -23,6 +23,7 @@ from ampenv.util import bounded
 
 MAX_FILES = 32  # newest plogs read per run: a node can hold thousands
 BUDGET_S = 12.0  # reading and scanning stop after this long; the files left are counted
+SCAN_SHARE = 0.25  # of the budget kept for scanning what a stream read to the deadline gave
 NAMED_TAIL_MB = 64.0  # of a file the user names: the end of a training log holds its failure
 CHUNK = 4 << 20
 STDIN = "-"
@@ -239,6 +240,9 @@ def scan(
     def run() -> LogScan:
         result, scanner = LogScan(), Scanner()
         deadline = time.monotonic() + BUDGET_S
+        # A stream read to its end takes its time (a gzip inflated, a pipe): reading stops
+        # earlier than scanning, so what was read is still scanned.
+        reading = deadline - BUDGET_S * SCAN_SHARE
         plogs = recent_plogs(probe, log_roots, max_age_days, now)[::-1]
         for path in plogs:
             if time.monotonic() > deadline:
@@ -256,7 +260,7 @@ def scan(
                 result.unread += 1
                 continue
             try:
-                read = _read_named(path, int(NAMED_TAIL_MB * (1 << 20)), deadline)
+                read = _read_named(path, int(NAMED_TAIL_MB * (1 << 20)), reading)
             except OSError as exc:
                 why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
                 result.unreadable.append((path, why))
