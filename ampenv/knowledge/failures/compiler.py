@@ -167,6 +167,54 @@ FAILURES = (
         rank=SPECIFIC,
     ),
     Failure(
+        id="kernel-compiler-headers-missing",
+        mode="compile-cache",
+        component="ccec",
+        patterns=(
+            r"fatal error: '(?:cstdint|cstddef|cstdlib|cstring|climits|cmath|type_traits|limits)' "
+            r"file not found",
+        ),
+        codes=(),
+        meaning="CANN's kernel compiler (ccec / bisheng) found no C++ standard headers while "
+        "compiling an AscendC operator online: the system's C++ development headers are not "
+        "installed (or not on the include path) in this image",
+        causes=(
+            "a minimal OS image (openEuler, a slim container) without libstdc++'s development "
+            "headers",
+            "a toolchain install that the compiler's default include path does not reach",
+        ),
+        fix="install the C++ development headers of the OS (openEuler/CentOS: yum install "
+        "gcc-c++; Ubuntu: apt install g++), or point the compiler at them: export "
+        "CPLUS_INCLUDE_PATH=<dir with cstdint>; then run the job again",
+        confirm=None,
+        sources=(Source("https://github.com/Ascend/pytorch/issues/74", "report"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="ascendc-kernel-other-soc",
+        mode="compile-cache",
+        component="ccec",
+        patterns=(r"/tikcfw/impl/dav_\w{2,10}/[\w./]{1,120}:\d{1,6}:\d{1,4}: error: ",),
+        codes=(),
+        meaning="a custom AscendC kernel does not compile for the SoC it is built for: it uses an "
+        "instruction or type that chip's AscendC library lacks (the dav_ directory names it: "
+        "dav_c100 = 910A, dav_m200 = 310P, dav_c220 = 910B)",
+        causes=(
+            "the kernels built for another SoC than the node's (a SOC_TYPE / --soc_version set "
+            "by hand, or an auto-detection that read another chip)",
+            "a kernel revision that does not support this chip (int4 casts on 910A / 310P)",
+        ),
+        fix="build for the SoC the node has (`npu-smi info` names it; llama.cpp: -DSOC_TYPE="
+        "Ascend910B3, or let it detect), or use a revision of the kernels that supports this "
+        "chip",
+        confirm="npu.devices",
+        sources=(
+            Source("https://github.com/ggml-org/llama.cpp/issues/10556 (dav_c100)", "report"),
+            Source("https://github.com/ggml-org/llama.cpp/issues/12010 (dav_m200)", "report"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="op-compile-python-call",
         mode="compile-cache",
         component="tbe",

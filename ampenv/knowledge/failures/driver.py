@@ -55,9 +55,15 @@ FAILURES = (
         codes=("-8020",),
         meaning="another container holds the device: a container started without --privileged "
         "cannot open a device that another container uses",
-        causes=("two containers given the same /dev/davinciN",),
+        causes=(
+            "two containers given the same /dev/davinciN",
+            "a container started without the documented mounts (/usr/local/dcmi, "
+            "/usr/local/Ascend/driver/lib64 and version.info, /etc/ascend_install.info, npu-smi)",
+        ),
         fix="stop the container that holds the NPU, or give each container its own NPUs "
-        "(docker run --device=/dev/davinciN, ASCEND_VISIBLE_DEVICES)",
+        "(docker run --device=/dev/davinciN, ASCEND_VISIBLE_DEVICES); check the container has "
+        "the documented mounts (-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
+        "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info)",
         confirm="npu.device_nodes",
         sources=(
             Source(FACTS + " §1.2 (ops note) [3P]", "report"),
@@ -67,6 +73,10 @@ FAILURES = (
                 "https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/"
                 "troubleshooting/troubleshooting_0118.html (used by other docker)",
                 "official",
+            ),
+            Source(
+                "zhshgmail/easyr1-npu error-correction notes, entry EC-07 (-8020 from the binds)",
+                "report",
             ),
         ),
         hints=("fail", "error"),
@@ -172,6 +182,8 @@ FAILURES = (
             r"Get physical device number failed, err: ?87\b",
             r"get device count of NPU failed",
             r"reason=\[?driver error:no valid device",
+            # the runtime asking the driver for its devices, refused (87: not in this namespace)
+            r"\b(?:halGetDeviceInfo failed: drvRet|drvGetDevNum, drvRetCode)=87\b",
         ),
         codes=("207004",),
         meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "
@@ -179,7 +191,8 @@ FAILURES = (
         causes=(
             "ASCEND_RT_VISIBLE_DEVICES rejected (an EE1001 line next to it says why) or listing "
             "devices that are not there",
-            "a container started without /dev/davinciN and the control devices",
+            "a container started without /dev/davinciN and the control devices, or given a "
+            "device another container already holds (the driver answers 87)",
             "the driver not loaded, or the device faulty",
         ),
         fix="read the EE1001 line next to it; `npu-smi info`; check ASCEND_RT_VISIBLE_DEVICES "
@@ -200,6 +213,7 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/opendatalab/MinerU/issues/4233", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/248 (drvRet=87)", "report"),
         ),
         hints=code_hints("error", "fail"),
         rank=CLASS,

@@ -253,6 +253,22 @@ FAILURES = (
         hints=("not support",),
     ),
     Failure(
+        id="vllm-camem-missing",
+        mode="allocator",
+        component="vllm-ascend",
+        patterns=(r"camem allocator is not available",),
+        codes=(),
+        meaning="vLLM's sleep mode needs vllm-ascend's CaMem allocator, which lives in its "
+        "compiled extension (vllm_ascend_C): this vllm-ascend was installed without it",
+        causes=("vllm-ascend built or installed without its custom kernels",),
+        fix="reinstall vllm-ascend with its extension built (from source: export "
+        "COMPILE_CUSTOM_KERNELS=1 before pip install; or the release wheel, which has it), or "
+        "run without enable_sleep_mode",
+        confirm=None,
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/556", "report"),),
+        hints=("camem",),
+    ),
+    Failure(
         id="sleep-mode-expandable-segments",
         mode="allocator",
         component="torch_npu",

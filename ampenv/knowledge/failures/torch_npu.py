@@ -125,6 +125,28 @@ FAILURES = (
         hints=("no attribute",),
     ),
     Failure(
+        id="torch-npu-wheel-not-found",
+        mode="torch-pairing",
+        component="pip",
+        patterns=(r"No matching distribution found for torch[-_]npu\b",),
+        codes=(),
+        meaning="pip found no torch_npu wheel for this Python and platform: each release is built "
+        "for a few Python versions (and x86_64 / aarch64 Linux only), and some mirrors do not "
+        "carry it",
+        causes=(
+            "a Python version the release has no wheel for (torch-npu 2.1.0: cp38-cp310)",
+            "a package index or mirror without torch-npu",
+            "a version string that does not exist (torch-npu==X.Y.Z.postN: the Ascend/pytorch "
+            "releases list them)",
+        ),
+        fix="pick the torch_npu release paired with your torch and CANN, in a Python it has "
+        "wheels for; install from PyPI (pip install torch-npu==<release> -i "
+        "https://pypi.org/simple) or the wheel from the Ascend/pytorch releases",
+        confirm="python.stack",
+        sources=(Source("https://github.com/Ascend/pytorch/issues/18", "report"),),
+        hints=("error",),
+    ),
+    Failure(
         id="torch-npu-source-tree",
         mode="torch-pairing",
         component="torch_npu",
