@@ -4,7 +4,7 @@ The text is a training log as CANN and torch_npu write it: INFO/DEBUG plog lines
 progress lines (with step counters and pids that hold the digits of error codes) and, once per
 MiB, a few real error lines from tests/fixtures/logs. The bytes path is what a logs check uses on
 a file's tail; the lines path is ``scan_lines`` on the same text.
-Usage: python benchmarks/bench_failures.py [-n 5] [--mib 64]
+Usage: python benchmarks/bench_failures.py [-n 5] [--mib 64] [--kind typical|noisy]
 """
 
 from __future__ import annotations
@@ -33,8 +33,19 @@ ERRORS = (
 )
 
 
-def make_text(mib: int) -> bytes:
-    block = TYPICAL * (1024 * 1024 // len(TYPICAL)) + ERRORS
+# A noisy log: every line holds a word the scanner looks for ("error", "ret", "err"), as a
+# retry loop or a container runtime's stderr prefix makes it.
+NOISY = (
+    "step 12: dataloader worker retrying after transient error\n"
+    "[stderr] ok\n"
+    "2025-04-08T18:07:20Z stderr F [INFO] result of step 107001: loss 1.2345\n"
+)
+KINDS = {"typical": TYPICAL, "noisy": NOISY}
+
+
+def make_text(mib: int, kind: str = "typical") -> bytes:
+    filler = KINDS[kind]
+    block = filler * (1024 * 1024 // len(filler)) + ERRORS
     return (block * mib).encode()
 
 
@@ -42,8 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("-n", type=int, default=5)
     parser.add_argument("--mib", type=int, default=64)
+    parser.add_argument("--kind", choices=sorted(KINDS), default="typical")
     args = parser.parse_args()
-    data = make_text(args.mib)
+    data = make_text(args.mib, args.kind)
     text = data.decode()
     mb = len(data) / 1e6
     for label, run in (

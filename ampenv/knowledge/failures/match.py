@@ -227,13 +227,13 @@ class Scanner:
                 h for p in sorted(hints) for h in self._passes[p] if h[:1] == b"\0" or h in lowered
             )
             line = part.decode("utf-8", "replace")
-            digits = SIX_DIGITS.search(line) is not None
+            digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
             # a family finding without a code adds nothing to a line a finding explains
             for failure in self._entries(held):
-                text = line
-                if failure.following:
-                    text += _continued(data, end, failure.following)
-                found = self._match(failure, text, digits)
+                text, lowered = line, lowered_line
+                if failure.following:  # the lines read with it are not in lowered_line
+                    text, lowered = line + _continued(data, end, failure.following), None
+                found = self._match(failure, text, digits, lowered)
                 if found is None:
                     continue
                 failure, m = found
@@ -276,11 +276,11 @@ class Scanner:
             first += len(batch)
 
     def _match(
-        self, failure: Failure, line: str, digits: bool = True
+        self, failure: Failure, line: str, digits: bool = True, lowered: Optional[str] = None
     ) -> Optional[tuple[Failure, re.Match[str]]]:
         """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
         the code it captured), with the match."""
-        m = failure.search(line, digits)
+        m = failure.search(line, digits, lowered)
         if m is None or failure.decode is None:
             return None if m is None else (failure, m)
         if QUIET_TAG.search(line, 0, m.start()) or QUIET_RECORD.search(line):

@@ -58,6 +58,28 @@ def code_hints(*hints: str) -> tuple[str, ...]:
 SIX_DIGITS = re.compile(r"\d{6}")
 
 
+def required_text(pattern: str) -> str:
+    """The longest run of plain characters every match of ``pattern`` holds (lowercase), read
+    from the regex parser's tree of it: a line without it cannot match, so the regex is not
+    run there. "" where the parser is unavailable or the pattern has no such run."""
+    try:  # the parser re itself uses: re._parser (3.11+), sre_parse before
+        import re._parser as parser  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - Python 3.9/3.10
+        import sre_parse as parser  # type: ignore[no-redef]
+    try:
+        tree = parser.parse(pattern, re.IGNORECASE | re.ASCII)
+    except Exception:
+        return ""
+    best, run = "", []
+    for op, arg in [*tree, (None, None)]:
+        if op is parser.LITERAL:
+            run.append(chr(arg))
+            continue
+        text = "".join(run).lower()
+        best, run = (text if len(text) > len(best) else best), []
+    return best
+
+
 def code(number: str) -> str:
     """A pattern for a numeric code (a regex fragment such as ``50703[45]``) in its contexts."""
     return rf"{CODE_CONTEXT}\s?{number}(?!\d)"
@@ -116,15 +138,22 @@ class Failure:
         return tuple(re.compile(p, re.IGNORECASE | re.ASCII) for p in self.patterns)
 
     @cached_property
-    def _tried(self) -> tuple[tuple[re.Pattern[str], bool], ...]:
-        """Each regex, and whether it reads a numeric code in CODE_CONTEXT."""
-        return tuple((r, CODE_CONTEXT in p) for p, r in zip(self.patterns, self.regexes))
+    def _tried(self) -> tuple[tuple[re.Pattern[str], bool, str], ...]:
+        """Each regex, whether it reads a numeric code in CODE_CONTEXT, and the text every match
+        of it holds."""
+        return tuple(
+            (r, CODE_CONTEXT in p, required_text(p)) for p, r in zip(self.patterns, self.regexes)
+        )
 
-    def search(self, line: str, digits: bool = True) -> Optional[re.Match[str]]:
-        """The first match of the patterns in ``line``; ``digits=False`` says the line holds
-        no run of six digits (SIX_DIGITS), so the numeric-code patterns are skipped."""
-        for regex, coded in self._tried:
-            if coded and not digits:
+    def search(
+        self, line: str, digits: bool = True, lowered: Optional[str] = None
+    ) -> Optional[re.Match[str]]:
+        """The first match of the patterns in ``line``. A scanner that knows more says so:
+        ``digits=False``, the line holds no run of six digits (the numeric-code patterns are
+        skipped); ``lowered``, the line in lower case (a pattern whose required text is not in
+        it is skipped)."""
+        for regex, coded, required in self._tried:
+            if (coded and not digits) or (lowered is not None and required not in lowered):
                 continue
             m = regex.search(line)
             if m:
