@@ -149,6 +149,7 @@ ACL: dict[str, tuple[str, str]] = {
     "207014": ("ACL_ERROR_RT_QUEUE_FULL", "queue full"),
     "207015": ("ACL_ERROR_RT_REPEATED_INIT", "queue initialised twice"),
     "207016": ("ACL_ERROR_RT_AIVEC_OVER_FLOW", "vector core arithmetic overflow in an operator"),
+    "207017": ("ACL_ERROR_RT_OVER_FLOW", "arithmetic overflow (not of one core type)"),
     "207019": (
         "ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP",
         "this driver cannot update the operator (the driver is too old)",
