@@ -105,6 +105,14 @@ ACL_FIXES: dict[str, Class] = {
         "upgrade the NPU driver and firmware (Ascend HDK 25.0.RC1 or later for this feature)",
         "npu.driver",
     ),
+    "507008": Class(
+        "driver",
+        "the runtime could not read the chip's SoC version from the driver: the driver (or the "
+        "driver mounted into this container) is not one this CANN supports",
+        "compare `npu-smi info` and /usr/local/Ascend/driver/version.info with the CANN release "
+        "notes; upgrade the driver and firmware, or use the CANN (image) that matches them",
+        "npu.driver",
+    ),
     "207006": Class(
         "container-devices",
         "the user or container may not use the device",

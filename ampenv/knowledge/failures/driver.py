@@ -349,7 +349,12 @@ FAILURES = (
         id="invalid-device-id",
         mode="visible-devices",
         component="runtime",
-        patterns=(code("107001"), r"Set (?:visible )?device failed, invalid device"),
+        patterns=(
+            code("107001"),
+            r"Set (?:visible )?device failed, invalid device",
+            # torch_npu's own check of an index against the devices it counts
+            r"AssertionError: Invalid device id",
+        ),
         codes=("107001",),
         meaning="a device id this process asked for does not exist among its visible devices",
         causes=(
@@ -373,6 +378,11 @@ FAILURES = (
                 "https://www.hiascend.com/forum/thread-0225198294622205405-1-1.html "
                 "(Set device failed, invalid device)",
                 "report",
+            ),
+            Source(
+                "Ascend/pytorch torch_npu/npu/__init__.py@9e73e708ab9350d203475609f36f8a43f6a0c2ab "
+                "(Invalid device id)",
+                "official",
             ),
         ),
         hints=code_hints("error", "fail"),
