@@ -52,6 +52,8 @@ FAILURES = (
             r"(?![^\n]{0,60}support list \[\])",
             r"\bdata type DT_[A-Z0-9_]{2,16} of (?:input|output) \[[^\]\n]{0,80}\] is not "
             r"supported",
+            # GE's engine assignment: no kernel store takes the op's dtype (or format, or shape)
+            r"The dtype, format or shape of input in op desc is not supported in op store",
         ),
         codes=("EZ1001",),
         narrower=True,  # EZ1001: any parameter an aclnn API rejects

@@ -14,7 +14,8 @@ FAILURES = (
         mode="container-devices",
         component="dcmi",
         patterns=(
-            r"dcmi module initiali[sz]ed? failed\.? ?ret is -8005",
+            # -8005 most often; -8001 and others after a driver upgrade (-8020 is another's)
+            r"dcmi module initiali[sz]ed? failed\.? ?ret is -80(?!20)\d\d\b",
             r"dcmi init failed, error code: ?-8005",
         ),
         codes=("-8005",),
@@ -39,6 +40,7 @@ FAILURES = (
                 "@c89c887a38646903186c17f471a856edf470169a (-8005 after a firmware upgrade)",
                 "official",
             ),
+            Source("https://support.huaweicloud.com/cce_faq/cce_faq_00494.md (-8001)", "official"),
         ),
         hints=("fail",),
     ),
@@ -91,6 +93,7 @@ FAILURES = (
             r"shared object",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
+            r"Failed to load the libdcmi\.so dynamic library",
         ),
         codes=(),
         meaning="a driver library cannot be loaded: the driver is not installed, or its lib64 is "
@@ -103,6 +106,11 @@ FAILURES = (
         "-v /usr/local/dcmi:/usr/local/dcmi (on a host: reinstall the driver)",
         confirm="npu.driver",
         sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/"
+                "toolboxug_0098.html (ascend-dmi: libdcmi.so)",
+                "official",
+            ),
             Source("https://github.com/Project-HAMi/HAMi/issues/615", "report"),
             Source("https://github.com/gpustack/gpustack/issues/3284 (pydcmi)", "report"),
             Source(
@@ -110,7 +118,7 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("error", "cannot"),
+        hints=("error", "cannot", "fail"),
     ),
     Failure(
         id="npu-smi-missing",

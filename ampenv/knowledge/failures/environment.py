@@ -134,19 +134,31 @@ FAILURES = (
         patterns=(
             r"\blib(?:atb|atb_speed|asdops|lcal|lccl|atb_train)\.so[\w.]{0,20}: cannot open "
             r"shared object",
+            # MindIE's model runner, from the ATB models package (its own set_env.sh)
+            r"No module named '?atb_llm\b",
         ),
         codes=(),
-        meaning="an NNAL/ATB library cannot be loaded: NNAL is not installed or its environment "
-        "was not sourced (it has its own set_env.sh)",
+        meaning="an NNAL/ATB library (or MindIE's atb_llm, from the ATB models package) cannot "
+        "be loaded: it is not installed or its environment was not sourced (each has its own "
+        "set_env.sh)",
         causes=(
             "source /usr/local/Ascend/nnal/atb/set_env.sh missing from the environment",
             "NNAL not installed (toolkit, then kernels, then NNAL)",
+            "for atb_llm: /usr/local/Ascend/atb-models/set_env.sh not sourced in the shell that "
+            "starts MindIE, or its wheel not installed in that Python",
         ),
         fix="source /usr/local/Ascend/nnal/atb/set_env.sh (install NNAL matching the CANN version "
-        "if the directory is missing)",
+        "if the directory is missing); for MindIE also /usr/local/Ascend/mindie/set_env.sh and "
+        "/usr/local/Ascend/atb-models/set_env.sh",
         confirm="cann.toolkit",
-        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/152", "report"),),
-        hints=("cannot",),
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/152", "report"),
+            Source(
+                "https://www.hiascend.com/forum/thread-0261156244902044319-1-1.html (atb_llm)",
+                "report",
+            ),
+        ),
+        hints=("cannot", "no module named"),
     ),
     Failure(
         id="cann-python-missing",
