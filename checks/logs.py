@@ -41,7 +41,7 @@ def _end_only(name: str) -> str:
         return "pipe only its end: tail -c 16M LOG | ampenv doctor --log -"
     quoted = shlex.quote(name)
     end = f"zcat {quoted} | tail -c 16M" if name.endswith(".gz") else f"tail -c 16M {quoted}"
-    return f"pass its end: {end} > end.log; ampenv doctor --log end.log"
+    return f"pass only its end: {end} | ampenv doctor --log -"
 
 
 def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:

@@ -329,3 +329,35 @@ def test_a_stream_read_until_the_deadline_is_still_scanned(
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
     assert [h.id for h in scan.hits] == ["hccl-socket-timeout"]
     assert scan.stopped == [str(path)] and not scan.damaged
+
+
+def test_a_pipe_that_stays_open_is_read_until_the_deadline_and_what_came_is_scanned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `kubectl logs -f | ampenv doctor --log -`: the pipe never ends
+    read_end, write_end = os.pipe()
+    os.write(write_end, EI0006.encode() + b"\n")
+
+    class Stdin:
+        @staticmethod
+        def fileno() -> int:
+            return read_end
+
+    monkeypatch.setattr(sys, "stdin", Stdin())
+    monkeypatch.setattr(logscan, "BUDGET_S", 1.0)
+    try:
+        began = time.monotonic()
+        scan = logscan.scan(Probe(sysroot="/nonexistent", env={}), [], ["-"])
+        assert time.monotonic() - began < 5
+    finally:
+        os.close(write_end)
+        os.close(read_end)
+    assert [h.id for h in scan.hits] == ["hccl-socket-timeout"] and scan.stopped == ["stdin"]
+
+
+def test_a_gzip_of_many_small_members_is_read_to_its_end(tmp_path: Path) -> None:
+    # a log appended in gzip mode: a member per write
+    path = tmp_path / "appended.log.gz"
+    path.write_bytes(gzip.compress(b"step ok\n", mtime=0) * 100000 + gzip.compress(EI0006.encode()))
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
+    assert [h.id for h in scan.hits] == ["hccl-socket-timeout"] and not scan.stopped

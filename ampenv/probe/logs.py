@@ -10,6 +10,7 @@ The scan is memoised on the probe: ``logs.errors`` and ``cache.stale`` share one
 from __future__ import annotations
 
 import glob as _glob
+import itertools
 import os
 import sys
 import time
@@ -94,8 +95,24 @@ def _chunks(fh: BinaryIO) -> Iterator[bytes]:
         yield chunk
 
 
+def _piped(fd: int, deadline: float) -> Iterator[bytes]:
+    """The chunks of a pipe as they come, until its end or the deadline: a pipe may never end
+    (`kubectl logs -f | ...`) or pause for long, and what came before is kept."""
+    import select  # only for stdin
+
+    while (left := deadline - time.monotonic()) > 0:
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            return
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            return
+        yield chunk
+
+
 GZIP_MAGIC = b"\x1f\x8b"
 HEADER_MAX = 64 << 10  # a gzip header's name, comment and extra field: bytes at most
+SLICE = 64 << 10  # compressed bytes given to zlib at a time: what it copies at a member's end
 
 
 class _Unzipped:
@@ -104,112 +121,142 @@ class _Unzipped:
     what holds the failure. Inflated raw, so a bad CRC or length costs no text (it is noted in
     ``damaged``); zeros after a member are padding. Each piece is at most ``CHUNK`` bytes
     however well the input compresses, and every piece of input read yields (maybe empty), so
-    the reader's deadline holds over padding too."""
+    the reader's deadline holds over padding too. The input is read through an offset, in
+    slices, so a stream of many small members (a log appended in gzip mode) stays linear."""
 
-    def __init__(self, fh: BinaryIO) -> None:
-        self.fh, self.damaged, self.read = fh, "", 0
-        self._source = _chunks(fh)
-        self._pending = b""
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self.damaged, self.read = "", 0
+        self._source = chunks
+        self._buf, self._at = b"", 0  # the input read, and how far it is used
+
+    def _left(self) -> int:
+        return len(self._buf) - self._at
 
     def _need(self, size: int) -> bool:
-        while len(self._pending) < size:
+        """At least ``size`` unused bytes in the buffer, or False at the end of the input."""
+        while self._left() < size:
             chunk = next(self._source, b"")
             if not chunk:
                 return False
-            self._pending += chunk
+            self._buf, self._at = self._buf[self._at :] + chunk, 0
         return True
 
     def _header(self) -> bool:
         """Consume one member's header; False (and ``damaged`` said) where there is none."""
-        if not self._need(10) or self._pending[:2] != GZIP_MAGIC or self._pending[2] != 8:
+        if not self._need(10) or self._buf[self._at : self._at + 2] != GZIP_MAGIC:
             self.damaged = "not a gzip member where one should start"
             return False
-        flags, at = self._pending[3], 10
+        if self._buf[self._at + 2] != 8:
+            self.damaged = "a member compressed with another method than deflate"
+            return False
+        flags, at = self._buf[self._at + 3], 10  # ``at``: from the member's first byte
         if flags & 4:  # FEXTRA
             if not self._need(at + 2):
                 return self._cut()
-            at += 2 + int.from_bytes(self._pending[at : at + 2], "little")
+            at += 2 + int.from_bytes(self._buf[self._at + at : self._at + at + 2], "little")
         for flag in (8, 16):  # FNAME, FCOMMENT: zero-terminated
             if flags & flag:
-                while (end := self._pending.find(b"\0", at)) < 0:
-                    if len(self._pending) > HEADER_MAX or not self._need(len(self._pending) + 1):
+                while (end := self._buf.find(b"\0", self._at + at)) < 0:
+                    if self._left() > HEADER_MAX:
+                        self.damaged = f"a member's header is longer than {HEADER_MAX >> 10} KiB"
+                        return False
+                    if not self._need(self._left() + 1):
                         return self._cut()
-                at = end + 1
+                at = end - self._at + 1
         at += 2 if flags & 2 else 0  # FHCRC
         if not self._need(at):
             return self._cut()
-        self._pending = self._pending[at:]
+        self._at += at
         return True
 
     def _cut(self) -> bool:
         self.damaged = "the compressed stream ends inside a member's header"
         return False
 
+    def _skip_padding(self) -> Iterator[bytes]:
+        """Past the zeros between or after members; empty pieces while reading them."""
+        while True:
+            while self._at < len(self._buf) and self._buf[self._at] == 0:
+                self._at += 1
+            if self._at < len(self._buf):
+                return
+            chunk = next(self._source, b"")
+            if not chunk:
+                return
+            self._buf, self._at = chunk, 0
+            yield b""
+
     def __iter__(self) -> Iterator[bytes]:
         import zlib  # only for a gzip log: the quick path does without it
 
         while True:
-            while not self._pending.strip(b"\0"):  # zeros between or after members: padding
-                self._pending = b""
-                chunk = next(self._source, b"")
-                if not chunk:
-                    return
-                self._pending = chunk
-                yield b""
-            self._pending = self._pending.lstrip(b"\0")
-            if not self._header():
+            yield from self._skip_padding()
+            if not self._left() or not self._header():
                 return
             inflate, crc, size = zlib.decompressobj(-zlib.MAX_WBITS), 0, 0
             try:
                 while not inflate.eof:
-                    data, self._pending = self._pending, b""
-                    if not data:
-                        data = next(self._source, b"")
-                        if not data:
-                            self.damaged = "the stream ends before its end-of-stream marker"
-                            return
-                    while data:
+                    if not self._left() and not self._need(1):
+                        self.damaged = "the stream ends before its end-of-stream marker"
+                        return
+                    data = self._buf[self._at : self._at + SLICE]
+                    while True:
                         out = inflate.decompress(data, CHUNK)
-                        # at the end zlib keeps the rest in both: unused_data is the one read
-                        data = b"" if inflate.eof else inflate.unconsumed_tail
                         crc, size = zlib.crc32(out, crc), size + len(out)
                         self.read += len(out)
                         yield out
-                    if inflate.eof:
-                        self._pending = inflate.unused_data
+                        # at the end zlib keeps the rest in both: unused_data is the one read
+                        rest = inflate.unused_data if inflate.eof else inflate.unconsumed_tail
+                        if inflate.eof or not rest:
+                            break
+                        data = rest
+                    self._at += len(self._buf[self._at : self._at + SLICE]) - len(rest)
             except zlib.error as exc:
                 self.damaged = str(exc)
                 return
             if not self._need(8):
                 self.damaged = "the stream ends before its checksum"
                 return
-            trailer, self._pending = self._pending[:8], self._pending[8:]
+            trailer = self._buf[self._at : self._at + 8]
+            self._at += 8
             if trailer != (crc.to_bytes(4, "little") + (size & 0xFFFFFFFF).to_bytes(4, "little")):
                 self.damaged = "its checksum does not match: the text read may be damaged"
 
 
-def _unzip(fh: BinaryIO, limit: int, deadline: float, mtime: float) -> Tail:
-    unzipped = _Unzipped(fh)
-    found = _rolling_tail(iter(unzipped), limit, deadline)
+def _unzip(chunks: Iterator[bytes], limit: int, deadline: float, mtime: float) -> Tail:
+    unzipped = _Unzipped(chunks)
+    data, cut, stopped = _rolling_tail(iter(unzipped), limit, deadline)
     if unzipped.damaged and not unzipped.read:
         raise OSError(0, f"not a readable gzip file: {unzipped.damaged}")
-    return Tail(*found, mtime, damaged=unzipped.damaged)
+    stopped = stopped or time.monotonic() >= deadline  # a pipe that stopped giving
+    return Tail(data, cut, stopped, mtime, damaged=unzipped.damaged)
+
+
+def _stdin(limit: int, deadline: float) -> Tail:
+    """What stdin gives until its end or the deadline; a gzip piped in is unzipped."""
+    if sys.stdin is None:
+        raise OSError(0, "there is no standard input")
+    chunks = _piped(sys.stdin.fileno(), deadline)
+    head = b""
+    while len(head) < 2 and (more := next(chunks, b"")):
+        head += more
+    stream = itertools.chain([head], chunks)
+    if head[:2] == GZIP_MAGIC:
+        return _unzip(stream, limit, deadline, time.time())
+    data, cut, stopped = _rolling_tail(stream, limit, deadline)
+    return Tail(data, cut, stopped or time.monotonic() >= deadline, time.time())
 
 
 def _read_named(path: str, limit: int, deadline: float) -> Tail:
     """A log the user named: its end (``limit`` bytes). Regular files (plain or gzip) and
     stdin only: a FIFO or a device would block or never end."""
     if path == STDIN:
-        stdin = sys.stdin.buffer
-        peek = getattr(stdin, "peek", None)  # a gzip piped in: `zcat` is not needed
-        if peek is not None and peek(2)[:2] == GZIP_MAGIC:
-            return _unzip(stdin, limit, deadline, time.time())
-        return Tail(*_rolling_tail(_chunks(stdin), limit, deadline), time.time())
+        return _stdin(limit, deadline)
     with bounded.open_regular(path) as fh:
         st = os.fstat(fh.fileno())
         if fh.read(2) == GZIP_MAGIC:  # gzip: no way to its end but through it
             fh.seek(0)
-            return _unzip(fh, limit, deadline, st.st_mtime)
+            return _unzip(_chunks(fh), limit, deadline, st.st_mtime)
         start = max(0, st.st_size - limit)
         fh.seek(start)
         return Tail(fh.read(limit), start > 0, False, st.st_mtime)
