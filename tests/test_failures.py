@@ -499,3 +499,25 @@ def test_a_progress_bar_log_scans_in_linear_time_and_its_last_line_is_read() -> 
         assert [h.id for h in scanner.hits()] == ["hccl-socket-timeout"]
         assert scanner.hits()[0].count == 1
     assert times[1] < 12 * times[0] + 0.5  # 4x the text: not 16x the time
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[ERROR] Failed: check INFO above; EZ1001: [PID: 12] The input x is invalid.",
+        '{"level":"error","msg":"RuntimeError: EZ1001: input invalid","prev":{"level":"info"}}',
+        '{"log":"[ERROR] RuntimeError: EZ1001: the input is invalid","level":"info"}',
+        "INFO rank0: [ERROR] 2025-01-01-00:00:00 (PID:1, Device:0, RankID:0) ERR01100 OPS call acl "
+        "api failed",
+        "[2024-01-01 00:00:00,000] [INFO] [launch.py:347:main] RuntimeError: EZ1001: the input is "
+        "invalid",
+        "[WARNING] call aclrtSynchronizeStream failed, error code is 507011",
+    ],
+)
+def test_an_error_mark_or_a_warning_keeps_a_code_a_failure(line: str) -> None:
+    assert scan_lines([line], "x") != []
+
+
+def test_a_pasted_line_is_explained_whatever_its_logger_marked() -> None:
+    line = "[INFO] GE(1234,python):2025-01-01-00:00:00.000.000 [ge.cc:1][12]EZ1001: noted"
+    assert scan_lines([line], "x") == [] and [f.id for f in explain(line)] == ["cann-ez1001"]

@@ -21,13 +21,17 @@ from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 ANSI = re.compile(rb"\x1b\[[0-9;?]{0,32}[A-Za-z]")
-# A logger's mark of a line that reports no error, before the code ("[INFO] GE(...)", "INFO
-# 12-23 ...") or anywhere in a JSON record ("level": "debug"): a code a family would decode
-# there is a mention, not a failure.
-QUIET_TAG = re.compile(
-    r"\[(?:INFO|DEBUG|EVENT|TRACE|WARNING|WARN)\]|(?:^|\s)(?:INFO|DEBUG|WARNING|WARN)\s"
+# A line a logger marked as no error, a code on it being a mention: its level at its start,
+# after a process or rank prefix ("[INFO] GE(...)", "(Worker pid=1) INFO 12-23 ...",
+# "[rank0]: DEBUG ..."), or a JSON record's own "level". WARNING is not such a mark (warnings
+# report codes), and an error mark before the code wins ("INFO rank0: [ERROR] ...", a
+# launcher's INFO line that relays a child's "RuntimeError: EZ1001").
+QUIET_LEVEL = re.compile(
+    r"^\s*(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,3}"
+    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)\s)"
 )
-QUIET_RECORD = re.compile(r"\"level\"\s?:\s?\"(?:info|debug|trace|warn(?:ing)?)\"", re.IGNORECASE)
+QUIET_RECORD = re.compile(r"^\s*\{[^\n]{0,4000}?\"level\"\s?:\s?\"(?i:info|debug|trace)\"")
+ERROR_MARK = re.compile(r"\berror|\bfail|Error\b", re.IGNORECASE)
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
@@ -87,6 +91,15 @@ def _continued(data: bytes, end: int, lines: int) -> str:
     return "".join("\n" + line for line in out)
 
 
+def _quiet(line: str, code_at: int) -> bool:
+    """Whether a logger marked ``line`` as no error, its code at ``code_at`` a mention: an
+    error mark between the level and the code (anywhere, in a JSON record) says otherwise."""
+    level = QUIET_LEVEL.match(line)
+    if level is not None:
+        return not ERROR_MARK.search(line, level.end(), code_at)
+    return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line)
+
+
 def _trim(line: str, start: int, end: int) -> str:
     line = line.strip()
     if len(line) <= EXCERPT:
@@ -109,6 +122,9 @@ class Scanner:
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
+    # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
+    # pastes to `ampenv explain`: asking is the mark).
+    heed_levels: bool = True
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -283,7 +299,7 @@ class Scanner:
         m = failure.search(line, digits, lowered)
         if m is None or failure.decode is None:
             return None if m is None else (failure, m)
-        if QUIET_TAG.search(line, 0, m.start()) or QUIET_RECORD.search(line):
+        if self.heed_levels and _quiet(line, m.start()):
             return None
         key = (failure.id, m.group("code"))
         decoded = self._decoded.get(key)
@@ -345,9 +361,12 @@ class Scanner:
 
 
 def scan_lines(
-    lines: Iterable[str], name: str, catalogue: Optional[tuple[Failure, ...]] = None
+    lines: Iterable[str],
+    name: str,
+    catalogue: Optional[tuple[Failure, ...]] = None,
+    heed_levels: bool = True,
 ) -> list[Hit]:
     """The known failures in ``lines`` (one text, named ``name`` in the hits' positions)."""
-    scanner = Scanner(catalogue or ())
+    scanner = Scanner(catalogue or (), heed_levels=heed_levels)
     scanner.feed_lines(lines, name)
     return scanner.hits()
