@@ -39,6 +39,9 @@ MAX_DECODED = 256
 PIECE = 1 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
+SEEN_LINE = 1024  # a line this short is remembered with what it gave ...
+SEEN_LINES = 4096  # ... so many at a time
+_INDENT = (b" ", b"\t")  # a line followed by these has continuation lines: not remembered
 
 
 @dataclass
@@ -117,10 +120,13 @@ class Scanner:
     # One pass over the text per hint word (or anchor regex); a pass also finds the longer hints
     # that hold its word ("err" finds "error"): pass -> the hints it finds.
     _passes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
+    _hints: tuple[bytes, ...] = ()  # every hint and anchor key, in a fixed order
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
     _candidates: dict[tuple[bytes, ...], tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
+    # short lines read, and what they gave: a flood of one line is read once
+    _seen: dict[bytes, tuple[tuple[Failure, str, str], ...]] = field(default_factory=dict)
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
@@ -138,6 +144,7 @@ class Scanner:
                 by_hint.setdefault(key, []).append(failure)
                 self._anchors[key] = re.compile(failure.anchor.encode())
         self._by_hint = {hint: tuple(dict.fromkeys(fs)) for hint, fs in by_hint.items()}
+        self._hints = tuple(sorted(by_hint))
         for hint in by_hint:
             shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
             word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
@@ -178,32 +185,23 @@ class Scanner:
             data = ANSI.sub(b"", data)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
-        # long one (a log of progress-bar CRs) has one around each hint's first hit and one
-        # around its last, where a failure ends such a log. The search resumes after the line,
-        # so the work stays linear in the text.
+        # long one (a log of progress-bar CRs) one around each hint's hits at most a window
+        # apart. A short line's search resumes after it, a long one's a window on: linear.
         spans: dict[int, tuple[int, int, int, set[bytes]]] = {}
+        line = [0, -1]  # the bounds of the line of the last hit (a pass's hits come in order)
 
         def add(at: int, hint: bytes) -> int:
-            start, end = _line_at(data, at)
+            if not line[0] <= at < line[1]:
+                line[0], line[1] = _line_at(data, at)
+            start, end = line
             if end - start <= 2 * WINDOW:
                 spans.setdefault(start, (start, end, start + WINDOW, set()))[3].add(hint)
                 return end
             spans.setdefault(at, (start, end, at, set()))[3].add(hint)
-            tail = last_hit(hint, at + WINDOW, end)
-            if tail >= 0:
-                spans.setdefault(tail, (start, end, tail, set()))[3].add(hint)
-            return end
-
-        def last_hit(hint: bytes, lo: int, hi: int) -> int:
-            anchor = self._anchors.get(hint)
-            if anchor is None:
-                return low.rfind(hint, lo, hi)
-            found = -1
-            for m in anchor.finditer(data, lo, hi):
-                found = m.start()
-            return found
+            return min(end, at + WINDOW)
 
         for hint in self._passes:
+            line[0], line[1] = 0, -1
             anchor = self._anchors.get(hint)
             if anchor is not None:  # one search per line at most: resume after the line's end
                 m = anchor.search(data)
@@ -237,41 +235,59 @@ class Scanner:
         bar rewrites its line with CRs; the error printed after it is a line of its own), but
         all its parts count as one line: one finding each, however often it repeats there."""
         parts = [window] if b"\r" not in window else self._parts(window, hints)
+        # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
+        # lines read with it follow (indented: an E-code's cause and solution)
+        remember = data[end + 1 : end + 2] not in _INDENT
         for part in parts:
-            lowered = part.lower()
-            held = tuple(  # the hints this part holds, of the passes that found its line
-                h for p in sorted(hints) for h in self._passes[p] if h[:1] == b"\0" or h in lowered
-            )
-            line = part.decode("utf-8", "replace")
-            digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
+            matches = self._seen.get(part) if remember else None
+            if matches is None:
+                matches = self._matches(part, hints, data, end)
+                if remember and len(part) <= SEEN_LINE:
+                    if len(self._seen) >= SEEN_LINES:
+                        self._seen.clear()
+                    self._seen[part] = matches
             # a family finding without a code adds nothing to a line a finding explains
-            for failure in self._entries(held):
-                text, lowered = line, lowered_line
-                if failure.following:  # the lines read with it are not in lowered_line
-                    text, lowered = line + _continued(data, end, failure.following), None
-                found = self._match(failure, text, digits, lowered)
-                if found is None:
-                    continue
-                failure, m = found
+            for failure, match, excerpt in matches:
                 if failure.id in said or (
                     failure.family and (said.issuperset(failure.codes) if failure.codes else said)
                 ):
                     continue
                 said.add(failure.id)
                 said.update(c.upper() for c in failure.codes)
-                self._record(failure, m, text, name, number)
+                self._record(failure, match, excerpt, name, number)
+
+    def _matches(
+        self, part: bytes, hints: set[bytes], data: bytes, end: int
+    ) -> tuple[tuple[Failure, str, str], ...]:
+        """What one part of a line shows: each failure, its match and the line's excerpt. It
+        depends on the part alone (every hint it holds, whichever pass found its line), so a
+        part read before can give what it gave then."""
+        lowered = part.lower()
+        held = tuple(h for h in self._hints if self._holds(part, lowered, h))
+        line = part.decode("utf-8", "replace")
+        digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
+        found = []
+        for failure in self._entries(held):
+            text, lowered_text = line, lowered_line
+            if failure.following:  # the lines read with it are not in lowered_line
+                text, lowered_text = line + _continued(data, end, failure.following), None
+            got = self._match(failure, text, digits, lowered_text)
+            if got is not None:
+                decoded, m = got
+                found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end())))
+        return tuple(found)
+
+    def _holds(self, part: bytes, lowered: bytes, hint: bytes) -> bool:
+        anchor = self._anchors.get(hint)
+        return anchor.search(part) is not None if anchor is not None else hint in lowered
 
     def _parts(self, window: bytes, hints: set[bytes]) -> list[bytes]:
         """The CR-ended parts of a window that hold one of ``hints``."""
-        keep = []
-        for part in window.split(b"\r"):
-            lowered = part.lower()
-            for hint in hints:
-                anchor = self._anchors.get(hint)
-                if anchor.search(part) if anchor is not None else hint in lowered:
-                    keep.append(part)
-                    break
-        return keep
+        return [
+            part
+            for part in window.split(b"\r")
+            if any(self._holds(part, part.lower(), hint) for hint in hints)
+        ]
 
     def feed_text(
         self, text: str, name: str, first_line: int = 1, deadline: Optional[float] = None
@@ -314,18 +330,13 @@ class Scanner:
         return decoded, m
 
     def _record(
-        self, failure: Failure, m: re.Match[str], line: str, name: str, number: int
+        self, failure: Failure, match: str, excerpt: str, name: str, number: int
     ) -> None:
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
             found = self._found[failure.id] = _Found(
-                failure,
-                m.group(0)[:EXCERPT],
-                _trim(line, m.start(), m.end()),
-                where,
-                where,
-                order=len(self._found),
+                failure, match, excerpt, where, where, order=len(self._found)
             )
         else:
             found.count += 1
