@@ -393,6 +393,30 @@ FAILURES = (
         hints=("fail", "cannot"),
     ),
     Failure(
+        id="cann-python-other-release",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(r"File already exists in database: dvpp_tensor_shape\.proto",),
+        codes=(),
+        meaning="CANN's Python packages (te, and the protobuf descriptors they carry) are from "
+        "another CANN release than the one in use: two copies register the same descriptors",
+        causes=(
+            "te (or hccl, op_compile_tool) wheels pip-installed from an older CANN, shadowing "
+            "the ones of the CANN the environment sources",
+        ),
+        fix="reinstall the Python packages shipped with the CANN in use: pip install "
+        "--force-reinstall $ASCEND_HOME_PATH/lib64/te-*.whl (and the hccl and op_compile_tool "
+        "wheels beside it), or pip uninstall the stray copies",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/torchair docs/zh/appendix/faq.md@fced8842d149f16b587c2c867d427e4b766831ca",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="cann-version-mismatch",
         mode="cann-pairing",
         component="cann",
