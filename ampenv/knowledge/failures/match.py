@@ -103,6 +103,21 @@ def _quiet(line: str, code_at: int) -> bool:
     return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line)
 
 
+def _window(data: bytes, start: int, end: int, at: int) -> bytes:
+    """The bytes of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
+    at a word's edge, so no pattern reads half a word (``0x7E12345`` as E12345)."""
+    lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
+    if lo > start:
+        lo = next((i + 1 for i in range(lo, min(hi, lo + 256)) if not _word(data[i])), lo)
+    if hi < end:
+        hi = next((i for i in range(hi, max(lo, hi - 256), -1) if not _word(data[i])), hi)
+    return data[lo:hi]
+
+
+def _word(byte: int) -> bool:
+    return chr(byte).isalnum() or byte == 95  # "_"
+
+
 def _trim(line: str, start: int, end: int) -> str:
     line = line.strip()
     if len(line) <= EXCERPT:
@@ -120,13 +135,14 @@ class Scanner:
     # One pass over the text per hint word (or anchor regex); a pass also finds the longer hints
     # that hold its word ("err" finds "error"): pass -> the hints it finds.
     _passes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
-    _hints: tuple[bytes, ...] = ()  # every hint and anchor key, in a fixed order
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
     _candidates: dict[tuple[bytes, ...], tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
     # short lines read, and what they gave: a flood of one line is read once
-    _seen: dict[bytes, tuple[tuple[Failure, str, str], ...]] = field(default_factory=dict)
+    _seen: dict[tuple[bytes, frozenset[bytes]], tuple[tuple[Failure, str, str], ...]] = field(
+        default_factory=dict
+    )
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
@@ -144,7 +160,6 @@ class Scanner:
                 by_hint.setdefault(key, []).append(failure)
                 self._anchors[key] = re.compile(failure.anchor.encode())
         self._by_hint = {hint: tuple(dict.fromkeys(fs)) for hint, fs in by_hint.items()}
-        self._hints = tuple(sorted(by_hint))
         for hint in by_hint:
             shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
             word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
@@ -157,6 +172,8 @@ class Scanner:
         if found is None:
             merged = {id(f): f for hint in hints for f in self._by_hint[hint]}
             found = tuple(sorted(merged.values(), key=lambda f: f.decode is not None))
+            if len(self._candidates) >= SEEN_LINES:  # a log of every mix of hint words
+                self._candidates.clear()
             self._candidates[hints] = found
         return found
 
@@ -185,23 +202,33 @@ class Scanner:
             data = ANSI.sub(b"", data)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
-        # long one (a log of progress-bar CRs) one around each hint's hits at most a window
-        # apart. A short line's search resumes after it, a long one's a window on: linear.
+        # long one (a log of progress-bar CRs) one around each hint's first hit and one around
+        # its last, where a failure ends such a log: bounded work per line, whatever its length
+        # (a window at every hit made a 60 MiB progress bar take minutes). The search resumes
+        # after the line: linear.
         spans: dict[int, tuple[int, int, int, set[bytes]]] = {}
-        line = [0, -1]  # the bounds of the line of the last hit (a pass's hits come in order)
 
         def add(at: int, hint: bytes) -> int:
-            if not line[0] <= at < line[1]:
-                line[0], line[1] = _line_at(data, at)
-            start, end = line
+            start, end = _line_at(data, at)
             if end - start <= 2 * WINDOW:
                 spans.setdefault(start, (start, end, start + WINDOW, set()))[3].add(hint)
                 return end
             spans.setdefault(at, (start, end, at, set()))[3].add(hint)
-            return min(end, at + WINDOW)
+            tail = last_hit(hint, at + WINDOW, end)
+            if tail >= 0:
+                spans.setdefault(tail, (start, end, tail, set()))[3].add(hint)
+            return end
+
+        def last_hit(hint: bytes, lo: int, hi: int) -> int:
+            anchor = self._anchors.get(hint)
+            if anchor is None:
+                return low.rfind(hint, lo, hi)
+            found = -1
+            for m in anchor.finditer(data, lo, hi):
+                found = m.start()
+            return found
 
         for hint in self._passes:
-            line[0], line[1] = 0, -1
             anchor = self._anchors.get(hint)
             if anchor is not None:  # one search per line at most: resume after the line's end
                 m = anchor.search(data)
@@ -218,8 +245,7 @@ class Scanner:
             counted = key
             if start != line_of:  # the windows of one line find each failure once
                 line_of, said = start, set()
-            window = data[max(start, at - WINDOW) : min(end, at + WINDOW)]
-            self._scan_window(window, hints, said, data, end, name, number)
+            self._scan_window(_window(data, start, end, at), hints, said, data, end, name, number)
 
     def _scan_window(
         self,
@@ -238,14 +264,15 @@ class Scanner:
         # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
         # lines read with it follow (indented: an E-code's cause and solution)
         remember = data[end + 1 : end + 2] not in _INDENT
+        passes = frozenset(hints)
         for part in parts:
-            matches = self._seen.get(part) if remember else None
+            matches = self._seen.get((part, passes)) if remember else None
             if matches is None:
                 matches = self._matches(part, hints, data, end)
                 if remember and len(part) <= SEEN_LINE:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()
-                    self._seen[part] = matches
+                    self._seen[(part, passes)] = matches
             # a family finding without a code adds nothing to a line a finding explains
             for failure, match, excerpt in matches:
                 if failure.id in said or (
@@ -259,11 +286,12 @@ class Scanner:
     def _matches(
         self, part: bytes, hints: set[bytes], data: bytes, end: int
     ) -> tuple[tuple[Failure, str, str], ...]:
-        """What one part of a line shows: each failure, its match and the line's excerpt. It
-        depends on the part alone (every hint it holds, whichever pass found its line), so a
-        part read before can give what it gave then."""
+        """What one part of a line shows, read with the hints it holds of the passes that
+        found its line: each failure, its match and the line's excerpt."""
         lowered = part.lower()
-        held = tuple(h for h in self._hints if self._holds(part, lowered, h))
+        held = tuple(
+            h for p in sorted(hints) for h in self._passes[p] if self._holds(part, lowered, h)
+        )
         line = part.decode("utf-8", "replace")
         digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
         found = []
@@ -329,9 +357,7 @@ class Scanner:
             self._decoded[key] = decoded
         return decoded, m
 
-    def _record(
-        self, failure: Failure, match: str, excerpt: str, name: str, number: int
-    ) -> None:
+    def _record(self, failure: Failure, match: str, excerpt: str, name: str, number: int) -> None:
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
