@@ -8,6 +8,7 @@ from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
+from ampenv.knowledge.failures.libraries import family as libraries
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
@@ -26,6 +27,7 @@ NAMED: tuple[Failure, ...] = (
 CATALOGUE: tuple[Failure, ...] = (
     *NAMED,
     *families({c.upper(): f for f in NAMED if not f.narrower for c in f.codes}),
+    libraries({f.id: f for f in NAMED}),  # a library the loader cannot open: its package's
     PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
 )
 BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

@@ -89,8 +89,6 @@ FAILURES = (
         component="driver",
         patterns=(
             r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
-            r"\blib(?:ascend_hal|c_sec|drvdsmi_host|dcmi|mmpa)\.so[\w.]{0,20}: cannot open "
-            r"shared object",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
             r"Failed to load the libdcmi\.so dynamic library",

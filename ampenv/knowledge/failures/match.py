@@ -9,12 +9,15 @@ the regexes of the failures whose hints they hold.
 
 from __future__ import annotations
 
+import html
 import re
 import time
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Optional
+from unicodedata import east_asian_width
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
@@ -31,6 +34,17 @@ QUIET_LEVEL = re.compile(
     r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)\s)"
 )
 QUIET_RECORD = re.compile(r"^\s*\{[^\n]{0,4000}?\"level\"\s?:\s?\"(?i:info|debug|trace)\"")
+# A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
+# it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
+# launcher relaying a traceback as one string).
+BREAK = re.compile(rb"\r|\\r\\n|\\n")
+# How pasted and relayed text differs from what the program printed: full-width and curly
+# punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a
+# page's source), quotes and characters escaped by a JSON or repr string.
+_PLAIN = {0x3000: " ", 0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
+_PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
+_WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
+_ESCAPED = re.compile(r"\\(?:(['\"])|u([0-9a-fA-F]{4}))")
 ERROR_MARK = re.compile(r"\berror|\bfail|Error\b", re.IGNORECASE)
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
@@ -39,6 +53,9 @@ MAX_DECODED = 256
 PIECE = 1 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 EXCERPT = 200
+WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps ...
+MIN_WRAP = 60  # ... the narrowest screen, and the most rows of one line
+MAX_ROWS = 32
 SEEN_LINE = 1024  # a line this short is remembered with what it gave ...
 SEEN_LINES = 4096  # ... so many at a time
 _INDENT = (b" ", b"\t")  # a line followed by these has continuation lines: not remembered
@@ -103,15 +120,73 @@ def _quiet(line: str, code_at: int) -> bool:
     return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line)
 
 
-def _window(data: bytes, start: int, end: int, at: int) -> bytes:
-    """The bytes of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
+def _plain(line: str) -> str:
+    """``line`` as the program printed it, before a JSON string, a page or a typist changed
+    its punctuation."""
+    if "\\" in line:
+        line = _ESCAPED.sub(lambda m: m.group(1) or chr(int(m.group(2), 16)), line)
+    if "&" in line and ";" in line:
+        line = html.unescape(line)
+    if not line.isascii():
+        line = _WIDE_SEPARATOR.sub(r"\1 ", line).translate(_PLAIN)
+    return line
+
+
+def _unwrapped(data: bytes) -> tuple[bytes, list[int]]:
+    """``data`` with a terminal's hard wraps undone, and the offsets (in the result) where a
+    line break was taken out. What a person copied off a screen is cut at the screen's width:
+    no line is longer, at least two different lines reach it, and a few rows at that width
+    end in a shorter one (rows that never do are a table's). Programs write no such text,
+    and a screen's copy is short."""
+    if len(data) > WRAPPED_TEXT or b"\n" not in data:
+        return data, []
+    lines = data.split(b"\n")
+    columns = [len(line) if line.isascii() else _columns(line) for line in lines]
+    width = max(columns)
+    if width < MIN_WRAP or len({x for x, n in zip(lines[:-1], columns) if n == width}) < 2:
+        return data, []
+    out, joins, at, run = [], [], 0, 0  # run: the rows at the width before this one
+    for i, line in enumerate(lines):
+        if columns[i] == width:
+            run += 1
+            continue
+        wrapped = 0 < run <= MAX_ROWS and line.strip() != b""
+        for row in lines[i - run : i]:
+            at += len(row)
+            if wrapped:
+                joins.append(at)
+            else:
+                at += 1
+        out.append((b"" if wrapped else b"\n").join(lines[i - run : i + 1]))
+        at += len(line) + 1
+        run = 0
+    if run:
+        out.append(b"\n".join(lines[len(lines) - run :]))
+    return b"\n".join(out), joins
+
+
+def _rows(data: bytes, joins: list[int], lo: int, hi: int) -> list[bytes]:
+    """The screen rows the window ``lo``..``hi`` was joined from (none if it was not): a
+    joined line is read as well as its rows, where a line that happened to fill the screen
+    was joined to the next by mistake."""
+    cuts = joins[bisect_right(joins, lo) : bisect_left(joins, hi)]
+    return [data[a:b] for a, b in zip([lo, *cuts], [*cuts, hi])] if cuts else []
+
+
+def _columns(line: bytes) -> int:
+    """The screen columns ``line`` fills: a wide (CJK) character takes two."""
+    return sum(2 if east_asian_width(c) in "WF" else 1 for c in line.decode("utf-8", "replace"))
+
+
+def _window(data: bytes, start: int, end: int, at: int) -> tuple[int, int]:
+    """The bounds of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
     at a word's edge, so no pattern reads half a word (``0x7E12345`` as E12345)."""
     lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
     if lo > start:
         lo = next((i + 1 for i in range(lo, min(hi, lo + 256)) if not _word(data[i])), lo)
     if hi < end:
         hi = next((i for i in range(hi, max(lo, hi - 256), -1) if not _word(data[i])), hi)
-    return data[lo:hi]
+    return lo, hi
 
 
 def _word(byte: int) -> bool:
@@ -200,6 +275,7 @@ class Scanner:
     def _feed(self, data: bytes, name: str, first_line: int) -> None:
         if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
+        data, joins = _unwrapped(data)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
         # long one (a log of progress-bar CRs) one around each hint's first hit and one around
@@ -242,14 +318,19 @@ class Scanner:
         for key in sorted(spans):
             start, end, at, hints = spans[key]
             number += data.count(b"\n", counted, key)
+            if joins:  # the line breaks a screen's rows lost count too
+                number += bisect_left(joins, key) - bisect_left(joins, counted)
             counted = key
             if start != line_of:  # the windows of one line find each failure once
                 line_of, said = start, set()
-            self._scan_window(_window(data, start, end, at), hints, said, data, end, name, number)
+            lo, hi = _window(data, start, end, at)
+            rows = _rows(data, joins, lo, hi) if joins else []
+            self._scan_window(data[lo:hi], rows, hints, said, data, end, name, number)
 
     def _scan_window(
         self,
         window: bytes,
+        rows: list[bytes],
         hints: set[bytes],
         said: set[str],  # the ids and codes found on this line so far
         data: bytes,
@@ -257,10 +338,11 @@ class Scanner:
         name: str,
         number: int,
     ) -> None:
-        """The failures of one line's window. A CR ends a line for the patterns (a progress
-        bar rewrites its line with CRs; the error printed after it is a line of its own), but
-        all its parts count as one line: one finding each, however often it repeats there."""
-        parts = [window] if b"\r" not in window else self._parts(window, hints)
+        """The failures of one line's window. A BREAK inside it ends a line for the patterns,
+        but all its parts count as one line: one finding each, however often it repeats there."""
+        broken = b"\r" in window or b"\\n" in window
+        parts = self._parts(window, hints) if broken else [window]
+        parts += self._parts(b"\n".join(rows), hints) if rows else []
         # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
         # lines read with it follow (indented: an E-code's cause and solution)
         remember = data[end + 1 : end + 2] not in _INDENT
@@ -292,7 +374,7 @@ class Scanner:
         held = tuple(
             h for p in sorted(hints) for h in self._passes[p] if self._holds(part, lowered, h)
         )
-        line = part.decode("utf-8", "replace")
+        line = _plain(part.decode("utf-8", "replace"))
         digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
         found = []
         for failure in self._entries(held):
@@ -310,10 +392,10 @@ class Scanner:
         return anchor.search(part) is not None if anchor is not None else hint in lowered
 
     def _parts(self, window: bytes, hints: set[bytes]) -> list[bytes]:
-        """The CR-ended parts of a window that hold one of ``hints``."""
+        """The parts of a window between its BREAKs (or line ends) that hold one of ``hints``."""
         return [
             part
-            for part in window.split(b"\r")
+            for part in BREAK.split(window.replace(b"\n", b"\r"))
             if any(self._holds(part, part.lower(), hint) for hint in hints)
         ]
 

@@ -1,0 +1,151 @@
+"""The corpus as people paste it: a log relayed inside JSON records or an exception's repr, a
+page's HTML source, a title typed with a Chinese input method, a terminal's hard-wrapped copy,
+and the shared libraries a loader cannot open, by the package that installs them."""
+
+from __future__ import annotations
+
+import html
+import json
+from unicodedata import east_asian_width
+
+import pytest
+
+from ampenv.knowledge.failures import Scanner
+from ampenv.knowledge.failures.libraries import FAMILY, TABLE_FILE
+from ampenv.knowledge.failures.match import WRAPPED_TEXT, _unwrapped
+from tests.test_failures import LOGS, NEGATIVE, POSITIVE
+
+
+def found(text: str) -> set[str]:
+    scanner = Scanner()
+    scanner.feed_bytes(text.encode("utf-8", "surrogateescape"), "t")
+    return {i for h in scanner.hits() for i in (h.id, h.failure.family) if i}
+
+
+def rows(text: str, width: int) -> str:
+    """``text`` as a terminal of ``width`` columns shows it (a wide character takes two)."""
+    out = []
+    for line in text.splitlines():
+        row, used = "", 0
+        for ch in line:
+            cols = 2 if east_asian_width(ch) in "WF" else 1
+            if used + cols > width:
+                out.append(row)
+                row, used = "", 0
+            row, used = row + ch, used + cols
+        out.append(row)
+    return "\n".join(out)
+
+
+def full_rows(text: str, width: int) -> int:
+    return len({r for r in text.split("\n")[:-1] if rows(r, width) == r and _cols(r) == width})
+
+
+def _cols(row: str) -> int:
+    return sum(2 if east_asian_width(c) in "WF" else 1 for c in row)
+
+
+RESHAPED = {
+    # a JSON logger's records, one per line, the message escaped ("\n", "\"", "\u201c")
+    "json": lambda t: "\n".join(json.dumps({"ts": 1, "msg": line}) for line in t.splitlines()),
+    # a launcher relaying the whole text as one string: its repr, on one line
+    "repr": repr,
+    "html": html.escape,
+    # what an input method types for ": " and ", " (the anchors of the plog and E-code lines
+    # are machine output, never retyped: their brackets stay)
+    "wide": lambda t: t.replace(": ", "：").replace(", ", "，"),
+    "curly": lambda t: t.replace("'", "\u2019").replace('"', "\u201d"),
+}
+
+
+def _text(entry: dict) -> str:
+    return (LOGS / entry["file"]).read_bytes().decode("utf-8", "surrogateescape")
+
+
+@pytest.mark.parametrize("shape", sorted(RESHAPED))
+def test_every_positive_reads_the_same_reshaped(shape: str) -> None:
+    lost = [e["file"] for e in POSITIVE if e["expect"][0] not in found(RESHAPED[shape](_text(e)))]
+    assert lost == []
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_every_positive_reads_the_same_off_a_screen(width: int) -> None:
+    # a screen's copy is recognised by two different rows at its full width; a text whose
+    # one long line wraps once cannot be told from two lines, and is not asked for
+    lost, tried = [], 0
+    for entry in POSITIVE:
+        shown = rows(_text(entry), width)
+        if full_rows(shown, width) < 2:
+            continue
+        tried += 1
+        if entry["expect"][0] not in found(shown):
+            lost.append(entry["file"])
+    assert tried > 150 and lost == []
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_negatives_stay_silent_reshaped_and_off_a_screen(width: int) -> None:
+    shapes = [*RESHAPED.values(), lambda t: rows(t, width)]
+    loud = [(e["file"], found(s(_text(e)))) for e in NEGATIVE for s in shapes]
+    assert [x for x in loud if x[1]] == []
+
+
+def test_unwrapping_gives_back_every_byte_and_leaves_tables_alone() -> None:
+    screen = b"a" * 80 + b"\nbb\n" + b"A" * 80 + b"\nBB\n" + b"c" * 79 + b"\nlast"
+    joined, joins = _unwrapped(screen)
+    assert joined.split(b"\n") == [b"a" * 80 + b"bb", b"A" * 80 + b"BB", b"c" * 79, b"last"]
+    back = bytearray(joined)
+    for at in reversed(joins):
+        back[at:at] = b"\n"
+    assert bytes(back) == screen
+    # rows that never end in a shorter one are a table's (npu-smi's): not joined
+    table = (b"| " + b"x" * 78 + b"|\n") * 40
+    assert _unwrapped(table) == (table, [])
+    # one line at the width is not a screen's copy; a long text is not one either
+    assert _unwrapped(b"a" * 80 + b"\nb")[1] == []
+    big = (b"a" * 80 + b"\nbb\n") * (WRAPPED_TEXT // 80)
+    assert _unwrapped(big)[1] == []
+
+
+def test_a_wrapped_error_counts_at_its_first_row_and_lines_after_it_keep_their_numbers() -> None:
+    error = "ImportError: libhccl.so: cannot open shared object file: No such file or directory"
+    other = '  File "/usr/local/lib/python3.10/site-packages/torch_npu/__init__.py", line 14'
+    shown = ["start", *rows(error, 60).split("\n"), "step", *rows(other, 60).split("\n")]
+    scanner = Scanner()
+    scanner.feed_text("\n".join([*shown, "EI0006: timeout"]), "t")
+    where = {h.id: h.first for h in scanner.hits()}
+    assert where == {"cann-not-sourced": "t:2", "hccl-socket-timeout": "t:7"}
+
+
+@pytest.mark.parametrize(
+    ("library", "entry"),
+    [
+        ("libascendcl.so", "cann-not-sourced"),
+        ("libqos_manager.so", "cann-not-sourced"),  # the toolkit's runtime ships it too
+        ("libgraph_base.so", "cann-not-sourced"),
+        ("libhcomm.so", "cann-not-sourced"),  # torch_npu opens it from CANN >= 8.5
+        ("libascend_hal.so", "driver-not-mounted"),  # CANN has only a stub for linking
+        ("libdrvdsmi_host.so", "driver-not-mounted"),
+        ("libasdops.so", "nnal-not-sourced"),
+    ],
+)
+def test_a_library_the_loader_cannot_open_names_its_package(library: str, entry: str) -> None:
+    line = f"ImportError: {library}: cannot open shared object file: No such file or directory"
+    scanner = Scanner()
+    scanner.feed_text(line, "t")
+    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, FAMILY)]
+
+
+@pytest.mark.parametrize(
+    "library", ["libstdc++.so.6", "libtinfo.so.5", "libgomp.so.1", "libmy_ops.so", "libtvm.so"]
+)
+def test_a_library_no_package_lists_is_not_guessed(library: str) -> None:
+    line = f"OSError: {library}: cannot open shared object file: No such file or directory"
+    assert found(line) == set()
+
+
+def test_the_library_table_names_its_sources_and_has_no_stub() -> None:
+    data = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+    assert all("@" in ref for ref in data["sources"])  # pinned to a commit
+    assert "libascend_hal" not in data["packages"]["cann"]
+    assert {"cann", "driver", "nnal"} == set(data["packages"])
