@@ -352,11 +352,19 @@ def test_explain_calls_a_code_no_table_lists_unknown() -> None:
     assert explain("599999") == [] and explain("E00000") == [] and explain("-8999") == []
 
 
-def test_a_scan_past_its_deadline_stops_and_says_so() -> None:
+def test_a_scan_past_its_deadline_reads_its_first_piece_then_stops_and_says_so() -> None:
+    from ampenv.knowledge.failures.match import PIECE
+
+    error = b"EI0006: Getting socket times out.\n"
+    healthy = b"step 1 loss 0.5\n" * (PIECE // 16 + 1)
     scanner = Scanner()
-    assert scanner.feed_bytes(b"EI0006: Getting socket times out.\n", "t", deadline=0.0) is False
+    assert scanner.feed_bytes(healthy + error, "t", deadline=0.0) is False
     assert scanner.hits() == []
-    assert Scanner().feed_bytes(b"EI0006: Getting socket times out.\n", "t", deadline=1e12)
+    # what was read is looked at, whatever the time (a stream read up to the deadline)
+    late = Scanner()
+    assert late.feed_bytes(error, "t", deadline=0.0)
+    assert [h.id for h in late.hits()] == ["hccl-socket-timeout"]
+    assert Scanner().feed_bytes(healthy + error, "t", deadline=1e12)
 
 
 def test_an_entry_with_a_code_pattern_hints_every_context_word() -> None:

@@ -1,6 +1,7 @@
 """The corpus as people paste it: a log relayed inside JSON records or an exception's repr, a
-page's HTML source, a title typed with a Chinese input method, a terminal's hard-wrapped copy,
-and the shared libraries a loader cannot open, by the package that installs them."""
+page's HTML source, a title typed with a Chinese input method, a terminal's hard-wrapped copy;
+and the shared libraries a loader cannot open and the modules an import cannot find, by the
+package that installs them."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from unicodedata import east_asian_width
 import pytest
 
 from ampenv.knowledge.failures import Scanner
-from ampenv.knowledge.failures.libraries import FAMILY, TABLE_FILE
+from ampenv.knowledge.failures.installs import TABLE_FILE
 from ampenv.knowledge.failures.match import WRAPPED_TEXT, _unwrapped
 from tests.test_failures import LOGS, NEGATIVE, POSITIVE
 
@@ -133,7 +134,7 @@ def test_a_library_the_loader_cannot_open_names_its_package(library: str, entry:
     line = f"ImportError: {library}: cannot open shared object file: No such file or directory"
     scanner = Scanner()
     scanner.feed_text(line, "t")
-    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, FAMILY)]
+    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, "shared-library")]
 
 
 @pytest.mark.parametrize(
@@ -144,8 +145,31 @@ def test_a_library_no_package_lists_is_not_guessed(library: str) -> None:
     assert found(line) == set()
 
 
-def test_the_library_table_names_its_sources_and_has_no_stub() -> None:
+@pytest.mark.parametrize(
+    ("module", "entry"),
+    [
+        ("tbe.common.utils", "cann-python-missing"),
+        ("te_fusion", "cann-python-missing"),
+        ("llm_datadist", "cann-python-missing"),
+        ("decorator", "init-env-failed"),  # te requires it
+        ("ml_dtypes", "init-env-failed"),
+    ],
+)
+def test_a_module_an_import_cannot_find_names_its_package(module: str, entry: str) -> None:
+    line = f"ModuleNotFoundError: No module named '{module}'"
+    scanner = Scanner()
+    scanner.feed_text(line, "t")
+    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, "python-module")]
+
+
+@pytest.mark.parametrize("module", ["numpy", "analysis", "my_project", "ted", "tbe_custom"])
+def test_a_module_no_package_lists_is_not_guessed(module: str) -> None:
+    assert found(f"ModuleNotFoundError: No module named '{module}'") == set()
+
+
+def test_the_install_tables_name_their_sources_and_have_no_stub() -> None:
     data = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
-    assert all("@" in ref for ref in data["sources"])  # pinned to a commit
-    assert "libascend_hal" not in data["packages"]["cann"]
-    assert {"cann", "driver", "nnal"} == set(data["packages"])
+    for section in ("libraries", "python"):
+        assert all("@" in ref for ref in data[section]["sources"])  # pinned to a commit
+    assert "libascend_hal" not in data["libraries"]["packages"]["cann"]
+    assert set(data["libraries"]["packages"]) == {"cann", "driver", "nnal"}

@@ -310,7 +310,9 @@ def test_a_scan_that_runs_out_of_time_says_which_log_it_did_not_finish(
             return float("inf")
 
     monkeypatch.setattr(match, "time", Late)
-    text = (LOGS / "vllm-ascend-486_hccl_EI0006.txt").read_text()
+    # its first piece is read whatever the time; the failure after it is not
+    healthy = "step 1 loss 0.5\n" * (match.PIECE // 16 + 1)
+    text = healthy + (LOGS / "vllm-ascend-486_hccl_EI0006.txt").read_text()
     path = _plant_plog(tmp_path, "train.log", text)
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
     assert scan.hits == [] and scan.stopped == [str(path)]

@@ -8,7 +8,7 @@ from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
-from ampenv.knowledge.failures.libraries import family as libraries
+from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
@@ -23,11 +23,13 @@ NAMED: tuple[Failure, ...] = (
     *HCCL,
     *COMPILER,
 )
-# The code families come last: a code an entry owns is that entry's, whatever the wording.
+# The families come last: a code an entry owns is that entry's, whatever the wording; a library
+# or module a package installs is that package's, read before a code on its line (CANN's
+# "EC0010: ... No module named 'te'" is both).
 CATALOGUE: tuple[Failure, ...] = (
     *NAMED,
+    *installs({f.id: f for f in NAMED}),
     *families({c.upper(): f for f in NAMED if not f.narrower for c in f.codes}),
-    libraries({f.id: f for f in NAMED}),  # a library the loader cannot open: its package's
     PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
 )
 BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

@@ -155,10 +155,9 @@ FAILURES = (
         id="cann-python-missing",
         mode="cann-env",
         component="cann",
-        patterns=(
-            r"No module named '(?:tbe|te|te_fusion|op_gen|schedule_search|auto_tune|acl)"
-            r"(?:\.[\w.]{1,80})?'",
-        ),
+        # CANN's own packages (tbe, te, ...): the python-module family (installs.py); pyACL,
+        # installed apart from them, here
+        patterns=(r"No module named '?acl(?:\.[\w.]{1,80})?'",),
         codes=(),
         meaning="the op compiler's Python packages (tbe, te) are not importable: the CANN "
         "environment adds them to PYTHONPATH, so it was not sourced for this interpreter",
@@ -183,13 +182,23 @@ FAILURES = (
         patterns=(r"init env failed", r"build op model failed, result = 500001"),
         codes=(),
         meaning="CANN could not start its op compiler: Python dependencies are missing",
-        causes=("numpy, decorator, sympy, cffi, protobuf, attrs, pyyaml ... not installed",),
+        causes=(
+            "a module CANN's te/tbe packages require (decorator, attrs, psutil, scipy, "
+            "cloudpickle, tornado, ml-dtypes, absl-py, sympy, ...) not installed in the Python "
+            "that runs the job (a new venv or conda env, an image built without them)",
+        ),
         fix="pip install numpy decorator sympy cffi protobuf attrs pyyaml pathlib2 scipy "
-        "requests psutil absl-py",
+        "requests psutil absl-py cloudpickle tornado ml-dtypes, in the Python that runs the job",
         confirm="python.stack",
         sources=(
             Source("https://github.com/Ascend/pytorch/issues/7", "maintainer"),
             Source("https://github.com/Ascend/pytorch/issues/7 (EH9999 init env failed)", "report"),
+            Source(
+                "CANN 8.1.RC1 python/site-packages/*.dist-info/METADATA (Requires-Dist of te, "
+                "opc_tool, schedule_search), github.com/leideng/CANN-8.1.RC1"
+                "@551ed27c29284929bbdc2239e929ddfedfdf0b8b",
+                "official",
+            ),
         ),
         hints=("fail",),
         rank=CLASS,

@@ -213,6 +213,7 @@ class Scanner:
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
     _candidates: dict[tuple[bytes, ...], tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
+    _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
     # short lines read, and what they gave: a flood of one line is read once
     _seen: dict[tuple[bytes, frozenset[bytes]], tuple[tuple[Failure, str, str], ...]] = field(
@@ -226,6 +227,7 @@ class Scanner:
     def __post_init__(self) -> None:
         if not self.catalogue:
             self.catalogue = CATALOGUE
+        self._order = {id(f): i for i, f in enumerate(self.catalogue)}
         by_hint: dict[bytes, list[Failure]] = {}
         for failure in self.catalogue:
             for hint in failure.hints:
@@ -241,12 +243,15 @@ class Scanner:
             self._passes[word] = (*self._passes.get(word, ()), hint)
 
     def _entries(self, hints: tuple[bytes, ...]) -> tuple[Failure, ...]:
-        """The entries of the hints a line holds, curated ones before the code families: a code
-        an entry matched on a line is that entry's finding, not its table row's as well."""
+        """The entries of the hints a line holds, curated ones before the families, each in
+        the catalogue's order: a code an entry matched on a line is that entry's finding, not
+        its table row's as well, and a family's line the family before it in the catalogue."""
         found = self._candidates.get(hints)
         if found is None:
             merged = {id(f): f for hint in hints for f in self._by_hint[hint]}
-            found = tuple(sorted(merged.values(), key=lambda f: f.decode is not None))
+            found = tuple(
+                sorted(merged.values(), key=lambda f: (f.decode is not None, self._order[id(f)]))
+            )
             if len(self._candidates) >= SEEN_LINES:  # a log of every mix of hint words
                 self._candidates.clear()
             self._candidates[hints] = found
@@ -257,13 +262,16 @@ class Scanner:
     ) -> bool:
         """Scan ``data`` (the text named ``name``, its first line numbered ``first_line``).
         With a ``deadline`` (time.monotonic) the text is scanned a piece of whole lines at a
-        time and the scan stops at the deadline: False then, and the rest is unread."""
+        time and the scan stops at the deadline, its first piece read: False then, and the
+        rest is unread."""
         if deadline is None:
             self._feed(data, name, first_line)
             return True
         start = 0
         while start < len(data):
-            if time.monotonic() > deadline:
+            # the first piece is read whatever the time: a text read up to the deadline (a
+            # stream, a slow disk) still has what it gave looked at, at a bounded cost
+            if start and time.monotonic() > deadline:
                 return False
             end = data.find(b"\n", min(start + PIECE, len(data)))
             end = len(data) if end < 0 else end + 1

@@ -1,0 +1,112 @@
+"""What each package installs, so a library the loader cannot open or a Python module an import
+cannot find names the package to install or the environment to source, whichever program
+printed the line (``ImportError: libqos_manager.so: cannot open shared object file`` from
+torch_npu, npu-smi, a MindSpore or Paddle plugin; ``No module named 'te'`` from any import).
+
+The names are data (installs.json, from the packages' own file lists and metadata). A name no
+package there lists (a system library, a program's own module) is not decoded: the line alone
+does not say whose it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional
+
+from ampenv.knowledge.failures.model import CLASS, Failure, Source
+
+TABLE_FILE = Path(__file__).with_name("installs.json")
+# The entry a package's missing name is, in the order a name listed twice is read: CANN's
+# toolkit before the driver (set_env.sh puts the toolkit's copy of a library both ship on the
+# loader's path), the driver before NNAL.
+LIBRARY_OWNERS = (
+    ("cann", "cann-not-sourced"),
+    ("driver", "driver-not-mounted"),
+    ("nnal", "nnal-not-sourced"),
+)
+MODULE_OWNERS = (
+    ("cann", "cann-python-missing"),
+    ("cann-requires", "init-env-failed"),
+)
+LIBRARY = r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object"
+# the top-level package of the module named ("No module named 'tbe.common.utils'": tbe)
+MODULE = r"No module named '?(?P<code>[A-Za-z_]\w{0,60})(?![\w])"
+
+
+def _table() -> dict:
+    return json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+
+
+def _sources(section: dict) -> tuple[Source, ...]:
+    return tuple(Source(ref, "official") for ref in section["sources"])
+
+
+def _family(
+    fid: str,
+    what: str,
+    pattern: str,
+    hint: str,
+    owners: dict[str, str],
+    named: dict[str, Failure],
+    sources: tuple[Source, ...],
+) -> Failure:
+    decoded = {e: replace(named[e], family=fid) for e in dict.fromkeys(owners.values())}
+
+    def decode(m: re.Match[str]) -> Optional[Failure]:
+        entry = owners.get(m.group("code"))
+        return None if entry is None else decoded[entry]
+
+    return Failure(
+        id=fid,
+        mode="cann-env",
+        component="loader",
+        patterns=(pattern,),
+        codes=(),
+        meaning=f"a {what} of a package that installs it ({len(owners)} names): that package's "
+        "failure",
+        causes=("the package's environment not sourced, or the package not installed",),
+        fix="the fix of the package's failure: "
+        + ", ".join(f"`ampenv explain {e}`" for e in dict.fromkeys(owners.values())),
+        confirm=None,
+        sources=sources,
+        hints=(hint,),
+        rank=CLASS,
+        decode=decode,
+    )
+
+
+def families(named: dict[str, Failure]) -> tuple[Failure, ...]:
+    """The families over ``named`` (the catalogue's entries by id): a listed name decodes to its
+    package's entry, found through the family."""
+    data = _table()
+
+    def owners(section: str, order: tuple[tuple[str, str], ...]) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for package, entry in order:
+            for name in data[section]["packages"][package]:
+                found.setdefault(name, entry)
+        return found
+
+    return (
+        _family(
+            "shared-library",
+            "shared library the loader cannot open",
+            LIBRARY,
+            "cannot",
+            owners("libraries", LIBRARY_OWNERS),
+            named,
+            _sources(data["libraries"]),
+        ),
+        _family(
+            "python-module",
+            "Python module an import cannot find",
+            MODULE,
+            "no module named",
+            owners("python", MODULE_OWNERS),
+            named,
+            _sources(data["python"]),
+        ),
+    )
