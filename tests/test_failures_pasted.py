@@ -13,7 +13,7 @@ import pytest
 
 from ampenv.knowledge.failures import Scanner
 from ampenv.knowledge.failures.installs import TABLE_FILE
-from ampenv.knowledge.failures.match import WRAPPED_TEXT, _unwrapped
+from ampenv.knowledge.failures.match import WRAPPED_TEXT, _screen_lines
 from tests.test_failures import LOGS, NEGATIVE, POSITIVE
 
 
@@ -70,9 +70,13 @@ def test_every_positive_reads_the_same_reshaped(shape: str) -> None:
 
 
 @pytest.mark.parametrize("width", [80, 100, 120])
-def test_every_positive_reads_the_same_off_a_screen(width: int) -> None:
-    # a screen's copy is recognised by two different rows at its full width; a text whose
-    # one long line wraps once cannot be told from two lines, and is not asked for
+def test_nearly_every_positive_reads_the_same_off_a_screen(width: int) -> None:
+    # a screen's copy is recognised by two different rows at its full width (a text whose one
+    # long line wraps once cannot be told from two lines, and is not asked for). Its joined
+    # lines add only matches across a cut: a failure whose hint word stands on another row
+    # than its message is lost (a line that merely fills the screen is not told from a wrap,
+    # and trusting such joins put findings on healthy text); 1-3% of the corpus (6 of 237
+    # at 100 columns), against 14-20% before joining.
     lost, tried = [], 0
     for entry in POSITIVE:
         shown = rows(_text(entry), width)
@@ -81,7 +85,7 @@ def test_every_positive_reads_the_same_off_a_screen(width: int) -> None:
         tried += 1
         if entry["expect"][0] not in found(shown):
             lost.append(entry["file"])
-    assert tried > 150 and lost == []
+    assert tried > 150 and len(lost) <= tried * 0.03, lost
 
 
 @pytest.mark.parametrize("width", [80, 120])
@@ -91,21 +95,17 @@ def test_negatives_stay_silent_reshaped_and_off_a_screen(width: int) -> None:
     assert [x for x in loud if x[1]] == []
 
 
-def test_unwrapping_gives_back_every_byte_and_leaves_tables_alone() -> None:
-    screen = b"a" * 80 + b"\nbb\n" + b"A" * 80 + b"\nBB\n" + b"c" * 79 + b"\nlast"
-    joined, joins = _unwrapped(screen)
-    assert joined.split(b"\n") == [b"a" * 80 + b"bb", b"A" * 80 + b"BB", b"c" * 79, b"last"]
-    back = bytearray(joined)
-    for at in reversed(joins):
-        back[at:at] = b"\n"
-    assert bytes(back) == screen
-    # rows that never end in a shorter one are a table's (npu-smi's): not joined
+def test_a_screens_lines_are_its_runs_of_full_rows_and_tables_are_not() -> None:
+    screen = b"a" * 80 + b"\nbb\n" + b"A" * 80 + b"\r\nBB\r\n" + b"c" * 79 + b"\nlast"
+    got = [(i, rows) for i, _, rows in _screen_lines(screen)]
+    assert got == [(0, [b"a" * 80, b"bb"]), (2, [b"A" * 80, b"BB"])]
+    # rows that never end in a shorter one are a table's (npu-smi's): no line of it
     table = (b"| " + b"x" * 78 + b"|\n") * 40
-    assert _unwrapped(table) == (table, [])
+    assert list(_screen_lines(table)) == []
     # one line at the width is not a screen's copy; a long text is not one either
-    assert _unwrapped(b"a" * 80 + b"\nb")[1] == []
+    assert list(_screen_lines(b"a" * 80 + b"\nb")) == []
     big = (b"a" * 80 + b"\nbb\n") * (WRAPPED_TEXT // 80)
-    assert _unwrapped(big)[1] == []
+    assert list(_screen_lines(big)) == []
 
 
 def test_a_wrapped_error_counts_at_its_first_row_and_lines_after_it_keep_their_numbers() -> None:
@@ -173,3 +173,55 @@ def test_the_install_tables_name_their_sources_and_have_no_stub() -> None:
         assert all("@" in ref for ref in data[section]["sources"])  # pinned to a commit
     assert "libascend_hal" not in data["libraries"]["packages"]["cann"]
     assert set(data["libraries"]["packages"]) == {"cann", "driver", "nnal"}
+
+
+def _scan(text: str) -> list[tuple[str, str, str, int]]:
+    scanner = Scanner()
+    scanner.feed_text(text, "t")
+    return [(h.id, h.first, h.last, h.count) for h in scanner.hits()]
+
+
+def test_lines_that_merely_fill_the_screen_keep_their_findings_numbers_and_counts() -> None:
+    # red team: a line joined to the next by mistake lost a finding, moved it, merged counts
+    lib = "libascend_hal.so: cannot open shared object file: No such file or directory"
+    rt = "RuntimeError: Failed to load the backend extension: torch_npu."
+    other = "+" + "-" * (len(lib) - 2) + "+"
+    alone = _scan(f"{lib}\n{rt}\n")
+    moved = _scan(f"{other}\n{lib}\n{rt}\n")
+    assert [(i, int(a[2:]) + 1, int(b[2:]) + 1, n) for i, a, b, n in alone] == [
+        (i, int(a[2:]), int(b[2:]), n) for i, a, b, n in moved
+    ]
+    ranks = "\n".join(
+        f"[rank{i}]: RuntimeError: EI0006: Getting socket times out. 10.0.0.{i}" for i in range(4)
+    )
+    assert _scan(ranks + "\ndone\n") == [("hccl-socket-timeout", "t:1", "t:4", 4)]
+
+
+def test_lines_that_merely_fill_the_screen_add_no_failure_of_their_own() -> None:
+    s1 = "step 100 loss=1.2345 lr=0.0001 grad_norm=0.98 errors=0 skipped=0 tokens/s=1234.5"
+    s2 = "step 101 loss=1.2301 lr=0.0001 grad_norm=0.97 errors=0 skipped=0 tokens/s=1236.1"
+    mention = "note: set HCCL_CONNECT_TIMEOUT=1800 to avoid EI0006 on slow starts"
+    assert _scan(f"{s1}\n{s2}\n{mention}\n") == []
+    r1 = json.dumps({"level": "info", "msg": "will retry on EZ1001: invalid input", "pad": "x" * 8})
+    r2 = json.dumps({"level": "error", "msg": "checkpoint upload failed, retry"})
+    r2 = r2[:-1] + ', "pad": "' + "y" * (len(r1) - len(r2) - 11) + '"}'
+    assert len(r1) == len(r2) and _scan(f"{r1}\n{r2}\nok\n") == []
+
+
+def test_a_code_cut_by_the_screen_is_found_at_its_line() -> None:
+    text = rows("x" * 50 + " RuntimeError: EI0006: at rank 3 " + "y" * 40, 70)
+    shown = "start\n" + text + "\n" + rows("z" * 75 + " tail", 70) + "\nend"
+    assert all("EI0006" not in row for row in shown.split("\n"))
+    assert _scan(shown)[0][:2] == ("hccl-socket-timeout", "t:2")
+
+
+def test_an_entity_of_any_length_is_text_not_a_crash() -> None:
+    line = "RuntimeError: EI0006: Getting socket times out &#" + "9" * 5000 + ";"
+    assert [h[0] for h in _scan(line)] == ["hccl-socket-timeout"]
+    scanner = Scanner()
+    scanner.feed_text(json.dumps({"msg": "EI0006: Getting socket times out \ud800"}), "t")
+    assert all(not 0xD800 <= ord(c) <= 0xDFFF for h in scanner.hits() for c in h.line)
+
+
+def test_a_line_split_at_escaped_breaks_still_reads_as_written() -> None:
+    assert "hccl-socket-timeout" in found(r"error \n EI0006 \n trailing")

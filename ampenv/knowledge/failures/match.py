@@ -12,8 +12,7 @@ from __future__ import annotations
 import html
 import re
 import time
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Optional
@@ -44,6 +43,8 @@ BREAK = re.compile(rb"\r|\\r\\n|\\n")
 _PLAIN = {0x3000: " ", 0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
 _PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
+# an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPED = re.compile(r"\\(?:(['\"])|u([0-9a-fA-F]{4}))")
 ERROR_MARK = re.compile(r"\berror|\bfail|Error\b", re.IGNORECASE)
 WINDOW = 8192  # bytes of a long line kept either side of a hint
@@ -120,57 +121,46 @@ def _quiet(line: str, code_at: int) -> bool:
     return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line)
 
 
+def _unescaped(m: re.Match[str]) -> str:
+    if m.group(1):
+        return m.group(1)
+    point = int(m.group(2), 16)
+    return m.group(0) if 0xD800 <= point <= 0xDFFF else chr(point)  # a surrogate stays escaped
+
+
 def _plain(line: str) -> str:
     """``line`` as the program printed it, before a JSON string, a page or a typist changed
     its punctuation."""
     if "\\" in line:
-        line = _ESCAPED.sub(lambda m: m.group(1) or chr(int(m.group(2), 16)), line)
+        line = _ESCAPED.sub(_unescaped, line)
     if "&" in line and ";" in line:
-        line = html.unescape(line)
+        line = _ENTITY.sub(lambda m: html.unescape(m.group(0)), line)
     if not line.isascii():
         line = _WIDE_SEPARATOR.sub(r"\1 ", line).translate(_PLAIN)
     return line
 
 
-def _unwrapped(data: bytes) -> tuple[bytes, list[int]]:
-    """``data`` with a terminal's hard wraps undone, and the offsets (in the result) where a
-    line break was taken out. What a person copied off a screen is cut at the screen's width:
-    no line is longer, at least two different lines reach it, and a few rows at that width
-    end in a shorter one (rows that never do are a table's). Programs write no such text,
-    and a screen's copy is short."""
+def _screen_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
+    """The lines of a terminal's hard-wrapped copy in ``data``: each as the index of its first
+    row, the offset where its last row ends, and its rows. What a person copied off a screen
+    is cut at the screen's width: no line is longer, at least two different lines reach it,
+    and a few rows at that width end in a shorter one (rows that never do are a table's)."""
     if len(data) > WRAPPED_TEXT or b"\n" not in data:
-        return data, []
-    lines = data.split(b"\n")
+        return
+    lines = [line.rstrip(b"\r") for line in data.split(b"\n")]
     columns = [len(line) if line.isascii() else _columns(line) for line in lines]
     width = max(columns)
     if width < MIN_WRAP or len({x for x, n in zip(lines[:-1], columns) if n == width}) < 2:
-        return data, []
-    out, joins, at, run = [], [], 0, 0  # run: the rows at the width before this one
+        return
+    run, end = 0, -1  # the rows at the width before this line; where this line ends
     for i, line in enumerate(lines):
+        end = data.find(b"\n", end + 1)
         if columns[i] == width:
             run += 1
             continue
-        wrapped = 0 < run <= MAX_ROWS and line.strip() != b""
-        for row in lines[i - run : i]:
-            at += len(row)
-            if wrapped:
-                joins.append(at)
-            else:
-                at += 1
-        out.append((b"" if wrapped else b"\n").join(lines[i - run : i + 1]))
-        at += len(line) + 1
+        if 0 < run <= MAX_ROWS and line.strip():
+            yield i - run, len(data) if end < 0 else end, lines[i - run : i + 1]
         run = 0
-    if run:
-        out.append(b"\n".join(lines[len(lines) - run :]))
-    return b"\n".join(out), joins
-
-
-def _rows(data: bytes, joins: list[int], lo: int, hi: int) -> list[bytes]:
-    """The screen rows the window ``lo``..``hi`` was joined from (none if it was not): a
-    joined line is read as well as its rows, where a line that happened to fill the screen
-    was joined to the next by mistake."""
-    cuts = joins[bisect_right(joins, lo) : bisect_left(joins, hi)]
-    return [data[a:b] for a, b in zip([lo, *cuts], [*cuts, hi])] if cuts else []
 
 
 def _columns(line: bytes) -> int:
@@ -216,7 +206,7 @@ class Scanner:
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
     # short lines read, and what they gave: a flood of one line is read once
-    _seen: dict[tuple[bytes, frozenset[bytes]], tuple[tuple[Failure, str, str], ...]] = field(
+    _seen: dict[tuple[bytes, frozenset[bytes]], tuple[tuple[Failure, str, str, str], ...]] = field(
         default_factory=dict
     )
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
@@ -283,7 +273,6 @@ class Scanner:
     def _feed(self, data: bytes, name: str, first_line: int) -> None:
         if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
-        data, joins = _unwrapped(data)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
         # long one (a log of progress-bar CRs) one around each hint's first hit and one around
@@ -326,21 +315,40 @@ class Scanner:
         for key in sorted(spans):
             start, end, at, hints = spans[key]
             number += data.count(b"\n", counted, key)
-            if joins:  # the line breaks a screen's rows lost count too
-                number += bisect_left(joins, key) - bisect_left(joins, counted)
             counted = key
             if start != line_of:  # the windows of one line find each failure once
                 line_of, said = start, set()
             lo, hi = _window(data, start, end, at)
-            rows = _rows(data, joins, lo, hi) if joins else []
-            self._scan_window(data[lo:hi], rows, hints, said, data, end, name, number)
+            self._scan_window(data[lo:hi], hints, said, data, end, name, number)
+        for index, end, rows in _screen_lines(data):
+            self._read_screen_line(rows, data, end, name, first_line + index)
+
+    def _read_screen_line(
+        self, rows: list[bytes], data: bytes, end: int, name: str, number: int
+    ) -> None:
+        """A line a terminal wrapped into ``rows``, read whole: it adds what only a match
+        across a cut shows (a code or message split over two rows). What its rows showed was
+        found where they stand; a line that merely filled the screen, joined to the next by
+        mistake, adds no failure its rows do not hold."""
+        joined = b"".join(rows)
+        lowered = joined.lower()
+        hints = {p for p in self._passes if self._holds(joined, lowered, p)}
+        if not hints:
+            return
+        shown = [_plain(row.decode("utf-8", "replace")) for row in rows]
+        on_rows = {f.id for row in rows for f, *_ in self._matches(row, hints, data, end)}
+        said: set[str] = set()
+        for failure, match, excerpt, key in self._matches(joined, hints, data, end):
+            if failure.id in on_rows | said or any(key in row for row in shown):
+                continue
+            said.add(failure.id)
+            self._record(failure, match, excerpt, name, number)
 
     def _scan_window(
         self,
         window: bytes,
-        rows: list[bytes],
         hints: set[bytes],
-        said: set[str],  # the ids and codes found on this line so far
+        said: set[str],  # the ids found on this line so far
         data: bytes,
         end: int,
         name: str,
@@ -348,9 +356,11 @@ class Scanner:
     ) -> None:
         """The failures of one line's window. A BREAK inside it ends a line for the patterns,
         but all its parts count as one line: one finding each, however often it repeats there."""
-        broken = b"\r" in window or b"\\n" in window
-        parts = self._parts(window, hints) if broken else [window]
-        parts += self._parts(b"\n".join(rows), hints) if rows else []
+        parts = [window]
+        if b"\r" in window or b"\\n" in window:
+            # escaped breaks: the line as written is read too (a code's hint may stand in
+            # another part); CRs: a progress bar's parts only (reading its whole was quadratic)
+            parts = [*([window] if b"\\n" in window else []), *self._parts(window, hints)]
         # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
         # lines read with it follow (indented: an E-code's cause and solution)
         remember = data[end + 1 : end + 2] not in _INDENT
@@ -363,21 +373,23 @@ class Scanner:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()
                     self._seen[(part, passes)] = matches
-            # a family finding without a code adds nothing to a line a finding explains
-            for failure, match, excerpt in matches:
-                if failure.id in said or (
-                    failure.family and (said.issuperset(failure.codes) if failure.codes else said)
-                ):
+            # a family finding without a code adds nothing to a part a finding explains
+            here: set[str] = set()
+            for failure, match, excerpt, _ in matches:
+                if failure.family and (here.issuperset(failure.codes) if failure.codes else here):
                     continue
-                said.add(failure.id)
-                said.update(c.upper() for c in failure.codes)
-                self._record(failure, match, excerpt, name, number)
+                here.add(failure.id)
+                here.update(c.upper() for c in failure.codes)
+                if failure.id not in said:
+                    said.add(failure.id)
+                    self._record(failure, match, excerpt, name, number)
 
     def _matches(
         self, part: bytes, hints: set[bytes], data: bytes, end: int
-    ) -> tuple[tuple[Failure, str, str], ...]:
+    ) -> tuple[tuple[Failure, str, str, str], ...]:
         """What one part of a line shows, read with the hints it holds of the passes that
-        found its line: each failure, its match and the line's excerpt."""
+        found its line: each failure, its match, the line's excerpt and the text that says it
+        (the match, up to its code where a message follows)."""
         lowered = part.lower()
         held = tuple(
             h for p in sorted(hints) for h in self._passes[p] if self._holds(part, lowered, h)
@@ -392,7 +404,13 @@ class Scanner:
             got = self._match(failure, text, digits, lowered_text)
             if got is not None:
                 decoded, m = got
-                found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end())))
+                # a family's trailing message is context: its code is what it says
+                key = (
+                    m.group(0)[: m.end("code") - m.start()]
+                    if "text" in m.re.groupindex
+                    else m.group(0)
+                )
+                found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end()), key))
         return tuple(found)
 
     def _holds(self, part: bytes, lowered: bytes, hint: bytes) -> bool:
