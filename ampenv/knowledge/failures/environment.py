@@ -172,7 +172,9 @@ FAILURES = (
                 "Ascend/MindSpeed-MM docs/zh/troubleshooting.md"
                 "@57069cd55a8ab16d5affe379a2e2c5f0a4d962b9 (No module named 'acl')",
                 "official",
-            ),Source("https://github.com/Ascend/pytorch/issues/29", "report"),),
+            ),
+            Source("https://github.com/Ascend/pytorch/issues/29", "report"),
+        ),
         hints=("no module named",),
     ),
     Failure(
@@ -256,5 +258,31 @@ FAILURES = (
             ),
         ),
         hints=("exception",),
+    ),
+    Failure(
+        id="static-tls-exhausted",
+        mode="cann-env",
+        component="loader",
+        patterns=(r"\.so[\w.]{0,20}: cannot allocate memory in static TLS block",),
+        codes=(),
+        meaning="a library loaded after start-up (libgomp from scikit-learn, torch or a conda "
+        "env, most often on aarch64 Ascend hosts) needs static thread-local storage the process "
+        "has no more of",
+        causes=(
+            "the library is opened late (dlopen by an import) after torch_npu and CANN filled "
+            "the static TLS",
+        ),
+        fix="load it first: export LD_PRELOAD=<the .so path the message names> (e.g. "
+        ".../site-packages/scikit_learn.libs/libgomp-*.so.1.0.0, or /usr/lib/aarch64-linux-"
+        "gnu/libgomp.so.1), then start the job again",
+        confirm=None,
+        sources=(
+            Source(
+                "wangshuai09/Notebook QA/Error.md@1dde65b641956f59535106ab12f2e63d8ccfde94"
+                " (libgomp of scikit-learn, LD_PRELOAD)",
+                "report",
+            ),
+        ),
+        hints=("cannot",),
     ),
 )

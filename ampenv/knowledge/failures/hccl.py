@@ -372,4 +372,36 @@ FAILURES = (
         hints=("timeout", "fail", "watchdog"),
         rank=CLASS,
     ),
+    Failure(
+        id="hccl-dtype-unsupported",
+        mode="dtype",
+        component="hccl",
+        patterns=(r"HCCL [\w &]{1,60}: Unsupported data type \S{1,40}",),
+        codes=(),
+        meaning="a collective was given a tensor of a dtype HCCL does not reduce or move: "
+        "uint8 and bool (at::kByte/at::kBool), uint16/32/64, and before Atlas A5 float64",
+        causes=(
+            "a flag or mask all-reduced as a ByteTensor or bool (DeepSpeed's overflow check "
+            "before its NPU fix)",
+            "a float64 tensor in a collective (numpy-born values, torch.double defaults)",
+        ),
+        fix="cast before the collective and back after: bool/uint8 flags as int32 "
+        "(t.int(), e.g. an overflow flag as IntTensor), float64 as float32; or upgrade the "
+        "framework whose NPU port already does",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/distributed/ProcessGroupHCCL.cpp "
+                "checkSupportedDataType and HCCLUtils.cpp getHcclDataType, "
+                "github.com/Ascend/pytorch@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source(
+                "wangshuai09/Notebook QA/Error.md@1dde65b641956f59535106ab12f2e63d8ccfde94"
+                " (DeepSpeed's overflow ByteTensor made an IntTensor)",
+                "report",
+            ),
+        ),
+        hints=("err",),
+    ),
 )

@@ -172,13 +172,11 @@ FAILURES = (
             "torch-npu never installed in this venv / conda env / image",
             "a second Python on PATH (python vs python3, a venv not activated)",
         ),
-        fix='`python -m pip show torch-npu` with the same python that fails; install the release '
+        fix="`python -m pip show torch-npu` with the same python that fails; install the release "
         'paired with torch and CANN: pip install "torch-npu==<the release paired with torch>" '
         "(`ampenv doctor --only python.stack` names it)",
         confirm="python.stack",
-        sources=(
-            Source("https://github.com/vllm-project/vllm-ascend/issues/166", "report"),
-        ),
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/166", "report"),),
         hints=("no module named",),
     ),
     Failure(
@@ -218,8 +216,8 @@ FAILURES = (
             Source("https://github.com/triton-lang/triton-ascend/pull/1099", "report"),
             Source(
                 "Ascend/pytorch torch_npu/csrc/core/npu/interface/AclInterface.cpp"
-                "@00926aa18db90350fad664ff185ce1feb445dedd (TORCH_CHECK(func, \"Failed to find "
-                "function \", ...), ErrCode::NOT_FOUND)",
+                '@00926aa18db90350fad664ff185ce1feb445dedd (TORCH_CHECK(func, "Failed to find '
+                'function ", ...), ErrCode::NOT_FOUND)',
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/pull/1261", "report"),
@@ -312,9 +310,7 @@ FAILURES = (
         id="op-not-built-for-chip",
         mode="cann-pairing",
         component="opp",
-        patterns=(
-            r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",
-        ),
+        patterns=(r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",),
         codes=(),
         meaning="the installed operator packages have no kernel of this operator for this chip "
         "(the line names the chip and the operator): this CANN / ops release does not support "
@@ -440,7 +436,9 @@ FAILURES = (
                 "Ascend/pytorch torch_npu/_init/registry/registry_manager.py"
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
                 "official",
-            ),Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/10514", "report"),),
+            ),
+            Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/10514", "report"),
+        ),
         hints=("mismatch", "do not match"),
     ),
     Failure(
@@ -487,5 +485,35 @@ FAILURES = (
             ),
         ),
         hints=("cannot",),
+    ),
+    Failure(
+        id="cuda-call-on-npu",
+        mode="torch-pairing",
+        component="torch_npu",
+        patterns=(r"Torch not compiled with CUDA enabled",),
+        codes=(),
+        meaning="the code asked for CUDA on an NPU node: a torch.cuda call, a 'cuda' device, or "
+        "a bare device number that torch reads as a CUDA device",
+        causes=(
+            "code written for GPUs run without its NPU port (torch.cuda.*, .cuda(), device='cuda')",
+            "a device given as an int where torch_npu needs 'npu:<id>'",
+        ),
+        fix="import torch_npu and `from torch_npu.contrib import transfer_to_npu` at the top of "
+        "the entry script (it maps torch.cuda calls and 'cuda' devices to the NPU), or pass "
+        "device='npu:<id>' / torch.npu.* explicitly",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/contrib/transfer_to_npu.py, "
+                "github.com/Ascend/pytorch@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source(
+                "wangshuai09/Notebook QA/Error.md@1dde65b641956f59535106ab12f2e63d8ccfde94"
+                " (a device given as an int)",
+                "report",
+            ),
+        ),
+        hints=("err",),
     ),
 )
