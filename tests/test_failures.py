@@ -348,6 +348,13 @@ def test_a_weak_code_context_counts_on_an_error_line() -> None:
     assert hit.id == "acl-507011"
 
 
+@pytest.mark.parametrize(
+    "line", ["aclrtMemcpy: errorCode is 507011", "error_code=507011", "Error_Code: 507011"]
+)
+def test_an_error_code_in_any_spelling_is_read(line: str) -> None:
+    assert [h.id for h in scan_lines([line], "t")] == ["acl-507011"]
+
+
 def test_explain_calls_a_code_no_table_lists_unknown() -> None:
     assert explain("599999") == [] and explain("E00000") == [] and explain("-8999") == []
 

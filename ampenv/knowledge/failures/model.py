@@ -33,7 +33,7 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
 # counter or a longer number.
 STRONG_CONTEXT = (
-    r"(?:error code is:?|error code:|error ?code ?=|runtime result =|errcode="
+    r"(?:error[ _]?code(?: is:?|:| ?=)|runtime result =|errcode="
     r"|failed ?:|failed with code|\bret is|with error)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
