@@ -118,53 +118,46 @@ def test_a_wrapped_error_counts_at_its_first_row_and_lines_after_it_keep_their_n
     assert where == {"cann-not-sourced": "t:2", "hccl-socket-timeout": "t:7"}
 
 
+LIBRARY = "ImportError: {}: cannot open shared object file: No such file or directory"
+MODULE = "ModuleNotFoundError: No module named '{}'"
+
+
 @pytest.mark.parametrize(
-    ("library", "entry"),
+    ("line", "entry", "family"),
     [
-        ("libascendcl.so", "cann-not-sourced"),
-        ("libqos_manager.so", "cann-not-sourced"),  # the toolkit's runtime ships it too
-        ("libgraph_base.so", "cann-not-sourced"),
-        ("libhcomm.so", "cann-not-sourced"),  # torch_npu opens it from CANN >= 8.5
-        ("libascend_hal.so", "driver-not-mounted"),  # CANN has only a stub for linking
-        ("libdrvdsmi_host.so", "driver-not-mounted"),
-        ("libasdops.so", "nnal-not-sourced"),
+        (LIBRARY.format("libascendcl.so"), "cann-not-sourced", "shared-library"),
+        # the toolkit's runtime ships it too
+        (LIBRARY.format("libqos_manager.so"), "cann-not-sourced", "shared-library"),
+        (LIBRARY.format("libgraph_base.so"), "cann-not-sourced", "shared-library"),
+        # torch_npu opens it from CANN >= 8.5
+        (LIBRARY.format("libhcomm.so"), "cann-not-sourced", "shared-library"),
+        # CANN has only a stub of it, for linking
+        (LIBRARY.format("libascend_hal.so"), "driver-not-mounted", "shared-library"),
+        (LIBRARY.format("libdrvdsmi_host.so"), "driver-not-mounted", "shared-library"),
+        (LIBRARY.format("libasdops.so"), "nnal-not-sourced", "shared-library"),
+        (MODULE.format("tbe.common.utils"), "cann-python-missing", "python-module"),
+        (MODULE.format("te_fusion"), "cann-python-missing", "python-module"),
+        (MODULE.format("llm_datadist"), "cann-python-missing", "python-module"),
+        (MODULE.format("decorator"), "init-env-failed", "python-module"),  # te requires it
+        (MODULE.format("ml_dtypes"), "init-env-failed", "python-module"),
     ],
 )
-def test_a_library_the_loader_cannot_open_names_its_package(library: str, entry: str) -> None:
-    line = f"ImportError: {library}: cannot open shared object file: No such file or directory"
+def test_a_name_a_package_installs_names_the_package(line: str, entry: str, family: str) -> None:
     scanner = Scanner()
     scanner.feed_text(line, "t")
-    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, "shared-library")]
+    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, family)]
 
 
 @pytest.mark.parametrize(
-    "library", ["libstdc++.so.6", "libtinfo.so.5", "libgomp.so.1", "libmy_ops.so", "libtvm.so"]
+    "line",
+    [
+        *(LIBRARY.format(n) for n in ("libstdc++.so.6", "libtinfo.so.5", "libgomp.so.1")),
+        *(LIBRARY.format(n) for n in ("libmy_ops.so", "libtvm.so")),
+        *(MODULE.format(n) for n in ("numpy", "analysis", "my_project", "ted", "tbe_custom")),
+    ],
 )
-def test_a_library_no_package_lists_is_not_guessed(library: str) -> None:
-    line = f"OSError: {library}: cannot open shared object file: No such file or directory"
+def test_a_name_no_package_lists_is_not_guessed(line: str) -> None:
     assert found(line) == set()
-
-
-@pytest.mark.parametrize(
-    ("module", "entry"),
-    [
-        ("tbe.common.utils", "cann-python-missing"),
-        ("te_fusion", "cann-python-missing"),
-        ("llm_datadist", "cann-python-missing"),
-        ("decorator", "init-env-failed"),  # te requires it
-        ("ml_dtypes", "init-env-failed"),
-    ],
-)
-def test_a_module_an_import_cannot_find_names_its_package(module: str, entry: str) -> None:
-    line = f"ModuleNotFoundError: No module named '{module}'"
-    scanner = Scanner()
-    scanner.feed_text(line, "t")
-    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, "python-module")]
-
-
-@pytest.mark.parametrize("module", ["numpy", "analysis", "my_project", "ted", "tbe_custom"])
-def test_a_module_no_package_lists_is_not_guessed(module: str) -> None:
-    assert found(f"ModuleNotFoundError: No module named '{module}'") == set()
 
 
 def test_the_install_tables_name_their_sources_and_have_no_stub() -> None:
