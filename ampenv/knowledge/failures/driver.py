@@ -91,7 +91,6 @@ FAILURES = (
             r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
-            r"Failed to load the libdcmi\.so dynamic library",
         ),
         codes=(),
         meaning="a driver library cannot be loaded: the driver is not installed, or its lib64 is "

@@ -31,9 +31,13 @@ MODULE_OWNERS = (
     ("cann", "cann-python-missing"),
     ("cann-requires", "init-env-failed"),
 )
-LIBRARY = r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object"
+LIBRARY = (
+    r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",
+    # a program's own words for the loader's failure (npu-smi, ascend-dmi, DCMI bindings)
+    r"Failed to load (?:the )?(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})? dynamic library",
+)
 # the top-level package of the module named ("No module named 'tbe.common.utils'": tbe)
-MODULE = r"No module named '?(?P<code>[A-Za-z_]\w{0,60})(?![\w])"
+MODULE = (r"No module named '?(?P<code>[A-Za-z_]\w{0,60})(?![\w])",)
 
 
 def _table() -> dict:
@@ -47,8 +51,8 @@ def _sources(section: dict) -> tuple[Source, ...]:
 def _family(
     fid: str,
     what: str,
-    pattern: str,
-    hint: str,
+    patterns: tuple[str, ...],
+    hints: tuple[str, ...],
     owners: dict[str, str],
     named: dict[str, Failure],
     sources: tuple[Source, ...],
@@ -63,7 +67,7 @@ def _family(
         id=fid,
         mode="cann-env",
         component="loader",
-        patterns=(pattern,),
+        patterns=patterns,
         codes=(),
         meaning=f"a {what} of a package that installs it ({len(owners)} names): that package's "
         "failure",
@@ -72,7 +76,7 @@ def _family(
         + ", ".join(f"`ampenv explain {e}`" for e in dict.fromkeys(owners.values())),
         confirm=None,
         sources=sources,
-        hints=(hint,),
+        hints=hints,
         rank=CLASS,
         decode=decode,
     )
@@ -95,7 +99,7 @@ def families(named: dict[str, Failure]) -> tuple[Failure, ...]:
             "shared-library",
             "shared library the loader cannot open",
             LIBRARY,
-            "cannot",
+            ("cannot", "fail"),
             owners("libraries", LIBRARY_OWNERS),
             named,
             _sources(data["libraries"]),
@@ -104,7 +108,7 @@ def families(named: dict[str, Failure]) -> tuple[Failure, ...]:
             "python-module",
             "Python module an import cannot find",
             MODULE,
-            "no module named",
+            ("no module named",),
             owners("python", MODULE_OWNERS),
             named,
             _sources(data["python"]),

@@ -25,6 +25,7 @@ FAILURES = (
         component="torch_npu",
         patterns=(
             r"NPU out of memory\. (?:NPUWorkspaceAllocator t|T)ried to allocate",
+            r"OutOfMemoryError: NPU out of memory",
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
         ),
         codes=(),

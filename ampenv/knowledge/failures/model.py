@@ -34,10 +34,10 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # counter or a longer number.
 STRONG_CONTEXT = (
     r"(?:error[ _]?code(?: is:?|:| ?=)|runtime result =|errcode="
-    r"|failed ?:|failed with code|\bret is|with error)"
+    r"|failed ?:|failed with code|\bret is|with error|\bretcode\s?[=:])"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
-WEAK_CONTEXT = r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d))"
+WEAK_CONTEXT = r"(?:result =|\bret\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
 CODE_CONTEXT = (
     rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )

@@ -39,8 +39,8 @@ FAILURES = (
         mode="torch-pairing",
         component="extension",
         patterns=(
-            rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_SYMBOLS}"
-            r"\w{0,400}",
+            # a library's own name, or none (a doc's line): libtorch_npu's is torch_npu's pairing
+            rf"(?<!libtorch_npu\.so: )undefined symbol: {TORCH_SYMBOLS}\w{{0,400}}",
             rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_NPU_SYMBOLS}"
             r"\w{0,400}",
         ),
@@ -365,6 +365,8 @@ FAILURES = (
             r"\bGet soc name failed",
             # the Triton-Ascend / bisheng compiler not knowing this SoC
             r"for the --target option: Cannot find option named '?Ascend\w{1,20}",
+            # CANN's opbuild (a custom-op package's build) not knowing the SoC
+            r"Invalid socVersion \w{3,30}",
         ),
         codes=(),
         meaning="CANN could not load the platform description of this chip (the SocVersion the "
@@ -386,16 +388,21 @@ FAILURES = (
             Source("https://github.com/mindspore-ai/mindspore/issues/344 (soc name)", "report"),
             Source("https://github.com/sgl-project/sglang/issues/16360 (bishengir)", "report"),
         ),
-        hints=("fail", "cannot"),
+        hints=("fail", "cannot", "error"),
     ),
     Failure(
         id="cann-python-other-release",
         mode="cann-pairing",
         component="cann",
-        patterns=(r"File already exists in database: dvpp_tensor_shape\.proto",),
+        patterns=(
+            r"File already exists in database: dvpp_tensor_shape\.proto",
+            # CANN's C++ side read what te printed as JSON, and it was a Python traceback
+            r"parse_error\.101 [^\n]{0,200}last read: 'T'",
+        ),
         codes=(),
-        meaning="CANN's Python packages (te, and the protobuf descriptors they carry) are from "
-        "another CANN release than the one in use: two copies register the same descriptors",
+        meaning="CANN's Python packages (te, hccl, and the protobuf descriptors they carry) are "
+        "from another CANN release than the one in use: two copies register the same "
+        "descriptors, or te fails and CANN reads its traceback where it expected JSON",
         causes=(
             "te (or hccl, op_compile_tool) wheels pip-installed from an older CANN, shadowing "
             "the ones of the CANN the environment sources",
@@ -407,6 +414,12 @@ FAILURES = (
         sources=(
             Source(
                 "Ascend/torchair docs/zh/appendix/faq.md@fced8842d149f16b587c2c867d427e4b766831ca",
+                "official",
+            ),
+            Source(
+                "mindspore-ai/docs docs/mindspore/source_zh_cn/faq/installation.md"
+                "@9e844dc65dc5ef4381574e8b6ec2f93f9681f720 (old te/hccl in a conda env after a "
+                "CANN upgrade: json parse_error.101)",
                 "official",
             ),
         ),
