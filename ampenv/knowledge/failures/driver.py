@@ -93,14 +93,18 @@ FAILURES = (
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
         ),
         codes=(),
-        meaning="a driver library cannot be loaded: the driver is not installed, or its lib64 is "
-        "not mounted into this container",
+        meaning="a driver library cannot be loaded: the driver is not installed, its lib64 is "
+        "not mounted into this container, or it is not on the loader's path in this shell",
         causes=(
             "container started without -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro",
-            "driver lib64 missing from LD_LIBRARY_PATH",
+            "driver lib64 missing from LD_LIBRARY_PATH: a shell that did not read the profile "
+            "setting it (`docker exec -d`, a service unit, a cron job)",
         ),
         fix="mount the host driver: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
-        "-v /usr/local/dcmi:/usr/local/dcmi (on a host: reinstall the driver)",
+        "-v /usr/local/dcmi:/usr/local/dcmi (on a host: reinstall the driver); where it is "
+        "there, put it on the loader's path in the shell that starts the job (`bash -lc`, or "
+        "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/"
+        "lib64/common:$LD_LIBRARY_PATH)",
         confirm="npu.driver",
         sources=(
             Source(
@@ -109,6 +113,11 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/Project-HAMi/HAMi/issues/615", "report"),
+            Source(
+                "jianzhnie/EasyInfer docs/longcat_deploy_issues.md@b00e2732954d2b44994e8a291d4de0c2"
+                "ff3e7ead (docker exec -d without the profile)",
+                "report",
+            ),
             Source("https://github.com/gpustack/gpustack/issues/3284 (pydcmi)", "report"),
             Source(
                 "shared/reference/ascend-facts.md §1.2 (npu-smi without the driver's lib64)",

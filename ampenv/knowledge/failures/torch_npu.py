@@ -529,4 +529,35 @@ FAILURES = (
         ),
         hints=("err",),
     ),
+    Failure(
+        id="cuda-build-installed",
+        mode="torch-pairing",
+        component="torch",
+        # an import that failed, not torchvision's warning that its image extension did not
+        # load (healthy runs print that one)
+        patterns=(
+            r"(?:OSError|ImportError): [^\n]{0,300}?\blib(?:torch_cuda|c10_cuda)\.so[\w.]{0,20}: "
+            r"cannot open shared object",
+        ),
+        codes=(),
+        meaning="a CUDA build of torch, or of a library built on it (torchvision, torchaudio, an "
+        "extension's wheel), is installed on an NPU node: it needs libtorch_cuda.so, which the "
+        "CPU build of torch that torch_npu pairs with does not have",
+        causes=(
+            "torch or its companions installed from the default index (a CUDA build) instead of "
+            "the CPU wheels",
+            "torchvision or torchaudio of a CUDA build beside a CPU torch",
+        ),
+        fix="pip uninstall torch torchvision torchaudio, then install the CPU builds of the "
+        "versions torch_npu pairs with: pip install torch==<v> torchvision==<v> torchaudio==<v> "
+        "--index-url https://download.pytorch.org/whl/cpu",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/AgentSDK docs/zh/aura/07_faq.md@2e9d735102ddb398dd3ce71eed6a80485e619037",
+                "official",
+            ),
+        ),
+        hints=("cannot",),
+    ),
 )
