@@ -69,7 +69,7 @@ def _family(
         component="loader",
         patterns=patterns,
         codes=(),
-        meaning=f"a {what} of a package that installs it ({len(owners)} names): that package's "
+        meaning=f"a {what}, of a package that installs it ({len(owners)} names): that package's "
         "failure",
         causes=("the package's environment not sourced, or the package not installed",),
         fix="the fix of the package's failure: "
