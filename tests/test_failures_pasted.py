@@ -75,8 +75,8 @@ def test_nearly_every_positive_reads_the_same_off_a_screen(width: int) -> None:
     # long line wraps once cannot be told from two lines, and is not asked for). Its joined
     # lines add only matches across a cut: a failure whose hint word stands on another row
     # than its message is lost (a line that merely fills the screen is not told from a wrap,
-    # and trusting such joins put findings on healthy text); 1-3% of the corpus (6 of 237
-    # at 100 columns), against 14-20% before joining.
+    # and trusting such joins put findings on healthy text); 1-3% of the corpus (6 of 251
+    # at 100 columns), against 20-24% before joining.
     lost, tried = [], 0
     for entry in POSITIVE:
         shown = rows(_text(entry), width)
