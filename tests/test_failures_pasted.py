@@ -11,7 +11,7 @@ from unicodedata import east_asian_width
 
 import pytest
 
-from ampenv.knowledge.failures import Scanner
+from ampenv.knowledge.failures import Scanner, scan_lines
 from ampenv.knowledge.failures.installs import TABLE_FILE
 from ampenv.knowledge.failures.match import WRAPPED_TEXT, _screen_lines
 from tests.test_failures import LOGS, NEGATIVE, POSITIVE
@@ -102,10 +102,18 @@ def test_a_screens_lines_are_its_runs_of_full_rows_and_tables_are_not() -> None:
     # rows that never end in a shorter one are a table's (npu-smi's): no line of it
     table = (b"| " + b"x" * 78 + b"|\n") * 40
     assert list(_screen_lines(table)) == []
-    # one line at the width is not a screen's copy; a long text is not one either
+    # one line at the width is not a screen's copy
     assert list(_screen_lines(b"a" * 80 + b"\nb")) == []
-    big = (b"a" * 80 + b"\nbb\n") * (WRAPPED_TEXT // 80)
-    assert list(_screen_lines(big)) == []
+
+
+def test_a_screens_copy_is_looked_for_in_a_short_text_only_however_it_is_fed() -> None:
+    cut = rows("x" * 50 + " RuntimeError: EI0006: at rank 3 " + "y" * 40, 70)
+    small = cut + "\n" + rows("z" * 75 + " tail", 70) + "\nend\n"
+    big = small + "ok\n" * (WRAPPED_TEXT // 3)
+    for text, expected in ((small, {"hccl-socket-timeout"}), (big, set())):
+        assert found(text) == expected
+        lines = {h.id for h in scan_lines(text.splitlines(keepends=True), "t")}
+        assert lines == expected
 
 
 def test_a_wrapped_error_counts_at_its_first_row_and_lines_after_it_keep_their_numbers() -> None:
@@ -120,14 +128,15 @@ def test_a_wrapped_error_counts_at_its_first_row_and_lines_after_it_keep_their_n
 
 LIBRARY = "ImportError: {}: cannot open shared object file: No such file or directory"
 MODULE = "ModuleNotFoundError: No module named '{}'"
+CANN_IMPORT = "EC0010: Failed to import Python module [ModuleNotFoundError: No module named '{}'.]"
 
 
 @pytest.mark.parametrize(
     ("line", "entry", "family"),
     [
         (LIBRARY.format("libascendcl.so"), "cann-not-sourced", "shared-library"),
-        # the toolkit's runtime ships it too
-        (LIBRARY.format("libqos_manager.so"), "cann-not-sourced", "shared-library"),
+        # the driver ships it, and the toolkit's runtime too
+        (LIBRARY.format("libqos_manager.so"), "driver-not-mounted", "shared-library"),
         (LIBRARY.format("libgraph_base.so"), "cann-not-sourced", "shared-library"),
         # torch_npu opens it from CANN >= 8.5
         (LIBRARY.format("libhcomm.so"), "cann-not-sourced", "shared-library"),
@@ -138,21 +147,33 @@ MODULE = "ModuleNotFoundError: No module named '{}'"
         (MODULE.format("tbe.common.utils"), "cann-python-missing", "python-module"),
         (MODULE.format("te_fusion"), "cann-python-missing", "python-module"),
         (MODULE.format("llm_datadist"), "cann-python-missing", "python-module"),
-        (MODULE.format("decorator"), "init-env-failed", "python-module"),  # te requires it
-        (MODULE.format("ml_dtypes"), "init-env-failed", "python-module"),
+        # te requires them: CANN's to miss where CANN imports them
+        (CANN_IMPORT.format("decorator"), "init-env-failed", "python-module"),
+        (CANN_IMPORT.format("ml_dtypes"), "init-env-failed", "python-module"),
+        # a library both the driver and CANN ship: the driver's
+        (LIBRARY.format("libc_sec.so"), "driver-not-mounted", "shared-library"),
     ],
 )
 def test_a_name_a_package_installs_names_the_package(line: str, entry: str, family: str) -> None:
     scanner = Scanner()
     scanner.feed_text(line, "t")
-    assert [(h.id, h.failure.family) for h in scanner.hits()] == [(entry, family)]
+    # the first finding (CANN's EC0010 line is its E-code's finding too)
+    first = scanner.hits()[0]
+    assert (first.id, first.failure.family) == (entry, family)
 
 
 @pytest.mark.parametrize(
     "line",
     [
         *(LIBRARY.format(n) for n in ("libstdc++.so.6", "libtinfo.so.5", "libgomp.so.1")),
-        *(LIBRARY.format(n) for n in ("libmy_ops.so", "libtvm.so")),
+        *(LIBRARY.format(n) for n in ("libmy_ops.so", "libtvm.so", "libpanel.so.6")),
+        *(LIBRARY.format(n) for n in ("liblldb.so.17", "libsecurec.so", "libengine.so")),
+        # CANN's requirements missing where CANN is not the importer (red team 5)
+        *(MODULE.format(n) for n in ("scipy", "tornado", "decorator")),
+        # counters and success fields that look like error codes
+        "2024-05-01 12:00:01 INFO upload done retcode: 200000 bytes",
+        "stats: error_code=200000 occurrences=0",
+        "lastErrorCode=100000 (cleared)",
         *(MODULE.format(n) for n in ("numpy", "analysis", "my_project", "ted", "tbe_custom")),
     ],
 )
@@ -218,3 +239,14 @@ def test_an_entity_of_any_length_is_text_not_a_crash() -> None:
 
 def test_a_line_split_at_escaped_breaks_still_reads_as_written() -> None:
     assert "hccl-socket-timeout" in found(r"error \n EI0006 \n trailing")
+
+
+def test_an_undefined_torch_symbol_of_libtorch_npu_is_torch_npus_pairing() -> None:
+    for line in (
+        "OSError: /x/torch_npu/lib/libtorch_npu.so.1: undefined symbol: _ZN3c1010TensorImpl",
+        "ImportError: dlopen failed: /x/libtorch_npu.so undefined symbol: _ZN3c1010TensorImpl",
+    ):
+        assert found(line) == {"torch-npu-undefined-symbol"}
+    assert found("undefined symbol: _ZN2at4_ops4view4callERKNS_6TensorE") == {
+        "extension-torch-undefined-symbol"
+    }

@@ -19,18 +19,27 @@ from typing import Optional
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 TABLE_FILE = Path(__file__).with_name("installs.json")
-# The entry a package's missing name is, in the order a name listed twice is read: CANN's
-# toolkit before the driver (set_env.sh puts the toolkit's copy of a library both ship on the
-# loader's path), the driver before NNAL.
+# The entry a package's missing name is, in the order a name listed twice is read: the driver
+# before CANN's toolkit (libc_sec, libmmpa, libqos_manager: the driver's copy is the one a
+# device program such as DCMI loads, and its fix names the loader's path for both), CANN
+# before NNAL.
 LIBRARY_OWNERS = (
-    ("cann", "cann-not-sourced"),
     ("driver", "driver-not-mounted"),
+    ("cann", "cann-not-sourced"),
     ("nnal", "nnal-not-sourced"),
 )
 MODULE_OWNERS = (
     ("cann", "cann-python-missing"),
     ("cann-requires", "init-env-failed"),
 )
+# A module CANN's te/tbe require is CANN's to miss only where CANN is the importer (its EC0010
+# line, a traceback through its packages): scipy or tornado missing elsewhere is the program's.
+CANN_IMPORTS = re.compile(
+    r"EC0010|Import_Python_Module|Failed to import Python module|/ascend-toolkit/|/Ascend/"
+    r"|\bte_fusion\b|\btbe\b",
+    re.IGNORECASE,
+)
+NEEDS_CANN = frozenset({"init-env-failed"})
 LIBRARY = (
     r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",
     # a program's own words for the loader's failure (npu-smi, ascend-dmi, DCMI bindings)
@@ -61,7 +70,9 @@ def _family(
 
     def decode(m: re.Match[str]) -> Optional[Failure]:
         entry = owners.get(m.group("code"))
-        return None if entry is None else decoded[entry]
+        if entry is None or (entry in NEEDS_CANN and not CANN_IMPORTS.search(m.string)):
+            return None
+        return decoded[entry]
 
     return Failure(
         id=fid,

@@ -145,7 +145,7 @@ def _screen_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
     row, the offset where its last row ends, and its rows. What a person copied off a screen
     is cut at the screen's width: no line is longer, at least two different lines reach it,
     and a few rows at that width end in a shorter one (rows that never do are a table's)."""
-    if len(data) > WRAPPED_TEXT or b"\n" not in data:
+    if b"\n" not in data:
         return
     lines = [line.rstrip(b"\r") for line in data.split(b"\n")]
     columns = [len(line) if line.isascii() else _columns(line) for line in lines]
@@ -253,9 +253,11 @@ class Scanner:
         """Scan ``data`` (the text named ``name``, its first line numbered ``first_line``).
         With a ``deadline`` (time.monotonic) the text is scanned a piece of whole lines at a
         time and the scan stops at the deadline, its first piece read: False then, and the
-        rest is unread."""
+        rest is unread. A screen's copy is looked for in a whole text of at most
+        WRAPPED_TEXT bytes, never in a piece of a longer one."""
+        screen = len(data) <= WRAPPED_TEXT
         if deadline is None:
-            self._feed(data, name, first_line)
+            self._feed(data, name, first_line, screen)
             return True
         start = 0
         while start < len(data):
@@ -265,12 +267,12 @@ class Scanner:
                 return False
             end = data.find(b"\n", min(start + PIECE, len(data)))
             end = len(data) if end < 0 else end + 1
-            self._feed(data[start:end], name, first_line)
+            self._feed(data[start:end], name, first_line, screen)
             first_line += data.count(b"\n", start, end)
             start = end
         return True
 
-    def _feed(self, data: bytes, name: str, first_line: int) -> None:
+    def _feed(self, data: bytes, name: str, first_line: int, screen: bool) -> None:
         if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
         low = data.lower()
@@ -320,7 +322,7 @@ class Scanner:
                 line_of, said = start, set()
             lo, hi = _window(data, start, end, at)
             self._scan_window(data[lo:hi], hints, said, data, end, name, number)
-        for index, end, rows in _screen_lines(data):
+        for index, end, rows in _screen_lines(data) if screen else ():
             self._read_screen_line(rows, data, end, name, first_line + index)
 
     def _read_screen_line(
@@ -434,13 +436,16 @@ class Scanner:
         """Lines with or without their line ends (as a file or ``splitlines()`` gives them)."""
         it = iter(lines)
         first = 1
+        whole = True  # a text of one batch is looked at as feed_bytes would
         while True:
             batch = list(islice(it, BATCH_LINES))
             if not batch:
                 return
+            whole = whole and len(batch) < BATCH_LINES
             # File iteration keeps the line ends, splitlines() drops them.
             joiner = "" if batch[0].endswith("\n") else "\n"
-            self.feed_text(joiner.join(batch), name, first)
+            data = joiner.join(batch).encode("utf-8", "surrogatepass")
+            self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
             first += len(batch)
 
     def _match(

@@ -33,11 +33,11 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
 # counter or a longer number.
 STRONG_CONTEXT = (
-    r"(?:error[ _]?code(?: is:?|:| ?=)|runtime result =|errcode="
-    r"|failed ?:|failed with code|\bret is|with error|\bretcode\s?[=:])"
+    r"(?:\berror ?code(?: is:?|:| ?=)|runtime result =|errcode="
+    r"|failed ?:|failed with code|\bret is|with error)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
-WEAK_CONTEXT = r"(?:result =|\bret\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
+WEAK_CONTEXT = r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
 CODE_CONTEXT = (
     rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )

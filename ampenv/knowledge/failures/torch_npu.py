@@ -19,7 +19,9 @@ FAILURES = (
         id="torch-npu-undefined-symbol",
         mode="torch-pairing",
         component="torch_npu",
-        patterns=(rf"libtorch_npu\.so: undefined symbol: {TORCH_SYMBOLS}\w{{0,400}}",),
+        patterns=(
+            rf"libtorch_npu\.so[\w.]{{0,12}}:? undefined symbol: {TORCH_SYMBOLS}\w{{0,400}}",
+        ),
         codes=(),
         meaning="torch_npu was built for another torch: a torch symbol it links against is "
         "missing from the installed torch",
@@ -40,7 +42,8 @@ FAILURES = (
         component="extension",
         patterns=(
             # a library's own name, or none (a doc's line): libtorch_npu's is torch_npu's pairing
-            rf"(?<!libtorch_npu\.so: )undefined symbol: {TORCH_SYMBOLS}\w{{0,400}}",
+            rf"^(?![^\n]{{0,400}}libtorch_npu\.so)[^\n]{{0,400}}?undefined symbol: {TORCH_SYMBOLS}"
+            r"\w{0,400}",
             rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_NPU_SYMBOLS}"
             r"\w{0,400}",
         ),
