@@ -168,15 +168,15 @@ def _columns(line: bytes) -> int:
     return sum(2 if east_asian_width(c) in "WF" else 1 for c in line.decode("utf-8", "replace"))
 
 
-def _window(data: bytes, start: int, end: int, at: int) -> tuple[int, int]:
-    """The bounds of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
+def _window(data: bytes, start: int, end: int, at: int) -> bytes:
+    """The bytes of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
     at a word's edge, so no pattern reads half a word (``0x7E12345`` as E12345)."""
     lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
     if lo > start:
         lo = next((i + 1 for i in range(lo, min(hi, lo + 256)) if not _word(data[i])), lo)
     if hi < end:
         hi = next((i for i in range(hi, max(lo, hi - 256), -1) if not _word(data[i])), hi)
-    return lo, hi
+    return data[lo:hi]
 
 
 def _word(byte: int) -> bool:
@@ -320,8 +320,7 @@ class Scanner:
             counted = key
             if start != line_of:  # the windows of one line find each failure once
                 line_of, said = start, set()
-            lo, hi = _window(data, start, end, at)
-            self._scan_window(data[lo:hi], hints, said, data, end, name, number)
+            self._scan_window(_window(data, start, end, at), hints, said, data, end, name, number)
         for index, end, rows in _screen_lines(data) if screen else ():
             self._read_screen_line(rows, data, end, name, first_line + index)
 
@@ -420,10 +419,10 @@ class Scanner:
         return anchor.search(part) is not None if anchor is not None else hint in lowered
 
     def _parts(self, window: bytes, hints: set[bytes]) -> list[bytes]:
-        """The parts of a window between its BREAKs (or line ends) that hold one of ``hints``."""
+        """The parts of a window between its BREAKs that hold one of ``hints``."""
         return [
             part
-            for part in BREAK.split(window.replace(b"\n", b"\r"))
+            for part in BREAK.split(window)
             if any(self._holds(part, part.lower(), hint) for hint in hints)
         ]
 
