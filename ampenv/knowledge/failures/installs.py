@@ -19,19 +19,6 @@ from typing import Optional
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 TABLE_FILE = Path(__file__).with_name("installs.json")
-# The entry a package's missing name is, in the order a name listed twice is read: the driver
-# before CANN's toolkit (libc_sec, libmmpa, libqos_manager: the driver's copy is the one a
-# device program such as DCMI loads, and its fix names the loader's path for both), CANN
-# before NNAL.
-LIBRARY_OWNERS = (
-    ("driver", "driver-not-mounted"),
-    ("cann", "cann-not-sourced"),
-    ("nnal", "nnal-not-sourced"),
-)
-MODULE_OWNERS = (
-    ("cann", "cann-python-missing"),
-    ("cann-requires", "init-env-failed"),
-)
 # A module CANN's te/tbe require is CANN's to miss only where CANN is the importer (its EC0010
 # line, a traceback through its packages): scipy or tornado missing elsewhere is the program's.
 CANN_IMPORTS = re.compile(
@@ -39,7 +26,20 @@ CANN_IMPORTS = re.compile(
     r"|\bte_fusion\b|\btbe\b",
     re.IGNORECASE,
 )
-NEEDS_CANN = frozenset({"init-env-failed"})
+# Each package: its entry, and what the line must also show for the name to be its (None:
+# nothing), in the order a name listed twice is read: the driver before CANN's toolkit
+# (libc_sec, libmmpa, libqos_manager: the driver's copy is the one a device program such as
+# DCMI loads, and its fix names the loader's path for both), CANN before NNAL.
+Owner = tuple[str, Optional[re.Pattern[str]]]
+LIBRARY_OWNERS: tuple[tuple[str, Owner], ...] = (
+    ("driver", ("driver-not-mounted", None)),
+    ("cann", ("cann-not-sourced", None)),
+    ("nnal", ("nnal-not-sourced", None)),
+)
+MODULE_OWNERS: tuple[tuple[str, Owner], ...] = (
+    ("cann", ("cann-python-missing", None)),
+    ("cann-requires", ("init-env-failed", CANN_IMPORTS)),
+)
 LIBRARY = (
     r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",
     # a program's own words for the loader's failure (npu-smi, ascend-dmi, DCMI bindings)
@@ -62,15 +62,16 @@ def _family(
     what: str,
     patterns: tuple[str, ...],
     hints: tuple[str, ...],
-    owners: dict[str, str],
+    owners: dict[str, Owner],
     named: dict[str, Failure],
     sources: tuple[Source, ...],
 ) -> Failure:
-    decoded = {e: replace(named[e], family=fid) for e in dict.fromkeys(owners.values())}
+    entries = dict.fromkeys(entry for entry, _ in owners.values())
+    decoded = {e: replace(named[e], family=fid) for e in entries}
 
     def decode(m: re.Match[str]) -> Optional[Failure]:
-        entry = owners.get(m.group("code"))
-        if entry is None or (entry in NEEDS_CANN and not CANN_IMPORTS.search(m.string)):
+        entry, context = owners.get(m.group("code"), (None, None))
+        if entry is None or (context is not None and not context.search(m.string)):
             return None
         return decoded[entry]
 
@@ -84,7 +85,7 @@ def _family(
         "failure",
         causes=("the package's environment not sourced, or the package not installed",),
         fix="the fix of the package's failure: "
-        + ", ".join(f"`ampenv explain {e}`" for e in dict.fromkeys(owners.values())),
+        + ", ".join(f"`ampenv explain {e}`" for e in entries),
         confirm=None,
         sources=sources,
         hints=hints,
@@ -98,8 +99,8 @@ def families(named: dict[str, Failure]) -> tuple[Failure, ...]:
     package's entry, found through the family."""
     data = _table()
 
-    def owners(section: str, order: tuple[tuple[str, str], ...]) -> dict[str, str]:
-        found: dict[str, str] = {}
+    def owners(section: str, order: tuple[tuple[str, Owner], ...]) -> dict[str, Owner]:
+        found: dict[str, Owner] = {}
         for package, entry in order:
             for name in data[section]["packages"][package]:
                 found.setdefault(name, entry)
