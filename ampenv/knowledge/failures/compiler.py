@@ -131,7 +131,11 @@ FAILURES = (
         id="kernel-meta-not-writable",
         mode="compile-cache",
         component="tbe",
-        patterns=(r"Permission denied: '[^'\n]{0,300}kernel_meta",),
+        patterns=(
+            r"Permission denied: '[^'\n]{0,300}kernel_meta",
+            # GE's debug directory, the working directory by default
+            r"for \[ge\.debugDir\] is invalid",
+        ),
         codes=(),
         meaning="the operator compiler could not create its kernel_meta directory: it writes it "
         "under the working directory (or the compile cache path), and that is not writable by "
@@ -145,8 +149,13 @@ FAILURES = (
         "the compiler at one: export ASCEND_WORK_PATH=<writable dir> (and ASCEND_CACHE_PATH for "
         "the compile cache); remove a kernel_meta left by another user",
         confirm=None,
-        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/433", "report"),),
-        hints=("permission denied",),
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/433", "report"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/2748 (ge.debugDir)", "report"
+            ),
+        ),
+        hints=("permission denied", "fail"),
     ),
     Failure(
         id="op-compiler-crash",

@@ -87,6 +87,8 @@ FAILURES = (
             r"Memory_Allocation_Failure",
             code("2070(?:01|18)"),
             r"alloc device memory failed",
+            # vLLM at start-up: other processes hold what --gpu-memory-utilization asks for
+            r"Free memory on device [^\n]{0,80}is less than desired",
             # the runtime's reason for a failed call, as CANN prints it (FuncErrorReason)
             r"reason=\[?driver error:out of memory",
             # the driver's device memory manager: ENOMEM
@@ -234,9 +236,7 @@ FAILURES = (
         id="pin-memory-expandable-graph",
         mode="allocator",
         component="torch_npu",
-        patterns=(
-            r"ACLGraph capture is not supported when pin_memory_expandable_segments=True",
-        ),
+        patterns=(r"ACLGraph capture is not supported when pin_memory_expandable_segments=True",),
         codes=(),
         meaning="graph capture (ACLGraph) cannot run with pinned host memory in expandable "
         "segments: PYTORCH_NPU_ALLOC_CONF sets pin_memory_expandable_segments",

@@ -563,4 +563,30 @@ FAILURES = (
         ),
         hints=("cannot",),
     ),
+    Failure(
+        id="torch-npu-pip-conflict",
+        mode="torch-pairing",
+        component="torch_npu",
+        patterns=(r"(?:torch[-_]npu|vllm[-_]ascend) \S{1,40} depends on torch==\S{1,40}",),
+        codes=(),
+        meaning="pip cannot install torch_npu (or a package built on it) with the torch asked "
+        "for: each torch_npu release pins one torch release, on x86_64 its CPU build (+cpu), "
+        "and another requirement pins a different torch (a plain torch==X from PyPI, an extra, "
+        "vLLM's CUDA build)",
+        causes=(
+            "torch asked for from PyPI (the CUDA build) where torch_npu needs torch==X+cpu",
+            "another package pins a torch release torch_npu has no build for",
+        ),
+        fix="install the paired torch first from the CPU index (pip install torch==<v>+cpu "
+        "--index-url https://download.pytorch.org/whl/cpu), then the torch_npu of the same "
+        "release; install what pins another torch without its pin (pip install --no-deps, an "
+        "extra left out; vLLM built with VLLM_TARGET_DEVICE=empty)",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/hiyouga/LlamaFactory/issues/5763", "report"),
+            Source("https://github.com/flagos-ai/FlagTree/issues/537", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/9225", "report"),
+        ),
+        hints=("depends on torch",),
+    ),
 )
