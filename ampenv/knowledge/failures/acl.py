@@ -116,7 +116,7 @@ FAILURES = (
             r"vector core execution is abnormal",
             r"ub address out of bounds",
             # the device's own report: "there is an exception of fftsplus aivector error"
-            r"\b(?:exception of|fftsplus) aiv(?:ector|ec) error\b",
+            r"\b(?:exception of|fftsplus|there is an) aiv(?:ector|ec) error\b",
         ),
         codes=("507034", "507035", "507036", "507044", "507045", "0x30", "0x31"),
         meaning="vector core timeout (507034, retCode=0x30) or exception (507035, retCode=0x31): "

@@ -451,7 +451,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             (tables.E_CODE_FORMAT,),
             # No look-behind here: it would cost the regex its literal-prefix search (30x
             # slower on a 64 MiB tail); the pattern above checks the boundary on the line.
-            anchor=r"E[0-9A-Z]\d{4}(?:\)?:|\]|\s+Inner Error|：)",  # "：" typed in a title
+            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error)",  # "：" typed in a title
             following=3,
         ),
     )

@@ -219,14 +219,22 @@ FAILURES = (
             "numpy 2.x with a CANN release that supports numpy 1 only (vllm-ascend#472)",
             "CANN's Python dependencies missing (decorator, sympy, cffi, ...; Ascend/pytorch#7)",
             "CANN without the platform file of this chip (an EH9999 / SocVersion line next to it)",
+            "a CANN older than the torch_npu installed (an image whose CANN is not the one its "
+            "torch_npu was built for)",
         ),
         fix='python -c "import numpy; print(numpy.__version__)": pip install "numpy<2" where this '
         "CANN predates numpy 2; pip install decorator sympy cffi protobuf attrs pyyaml pathlib2 "
-        "scipy requests psutil absl-py; then the E-code in the plog names what is left",
+        "scipy requests psutil absl-py; then the E-code in the plog names what is left; if it "
+        "stays, install the CANN the torch_npu release is paired with",
         confirm="python.stack",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/pull/472 (numpy<2)", "maintainer"),
             Source("https://github.com/Ascend/pytorch/issues/7", "maintainer"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/2244 (an image's CANN not the "
+                "manual's)",
+                "report",
+            ),
         ),
         hints=("error",),
         rank=CLASS,

@@ -98,6 +98,8 @@ FAILURES = (
             r"\bEI0002\b",
             r"wait execution of the Notify register times out",
             r"notify wait timeout occurred during task execution",
+            # HCCL's heartbeat: the rank named as the exception's location stopped answering
+            r"ExceptionType:\[Heartbeat Lost Occurred\]",
         ),
         codes=("EI0002",),
         meaning="a collective waited for a remote rank that never arrived (HCCL_EXEC_TIMEOUT); "
@@ -112,8 +114,14 @@ FAILURES = (
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/3413", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/12487", "report"),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/850alpha002/"
+                "hccl/hcclug/hcclug_000055.html (heartbeat lost: the location's process exited or "
+                "its network dropped)",
+                "official",
+            ),
         ),
-        hints=("times out", "timeout", "error"),
+        hints=("times out", "timeout", "error", "exception"),
     ),
     Failure(
         id="hccp-init-failed",

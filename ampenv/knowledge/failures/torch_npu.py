@@ -335,10 +335,16 @@ FAILURES = (
         id="ops-package-other-chip",
         mode="cann-pairing",
         component="opp",
-        patterns=(r"\bsocversion \w{1,40} of (?:the )?bin package does not match\b",),
+        patterns=(
+            r"\bsocversion \w{1,40} of (?:the )?bin package does not match\b",
+            # an offline model (.om) ATC built for another SoC, refused when it is loaded
+            r"ModelCheckCompatibility failed, supported socVersion=\w{1,40}, but the model "
+            r"socVersion=\w{1,40}",
+        ),
         codes=(),
-        meaning="an operator package (prebuilt kernels, a custom-op bin package) was built for "
-        "another chip (SoC) than the one in this node, and its installer refuses it",
+        meaning="an operator package (prebuilt kernels, a custom-op bin package) or an offline "
+        "model (.om) was built for another chip (SoC) than the one in this node, and its "
+        "installer or loader refuses it",
         causes=(
             "the package built with a default or guessed SoC (its run.sh / build SOC_VERSION) "
             "instead of this node's chip",
@@ -346,14 +352,18 @@ FAILURES = (
         ),
         fix="rebuild or reinstall the package for this chip: its name is in `npu-smi info` "
         "(e.g. 310P3 -> Ascend310P3); pass it to the build or installer (run.sh with the "
-        "socversion parameter, SOC_VERSION=Ascend<name>), and install CANN's kernels for this "
-        "chip (Ascend-cann-kernels-<chip>)",
+        "socversion parameter, SOC_VERSION=Ascend<name>, atc --soc_version=Ascend<name> for an "
+        ".om), and install CANN's kernels for this chip (Ascend-cann-kernels-<chip>)",
         confirm="cann.toolkit",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/5599", "report"),
             Source(
                 "https://github.com/vllm-project/vllm-ascend/issues/6676 (same text; answered: "
                 "set the SoC for the hardware)",
+                "report",
+            ),
+            Source(
+                "https://github.com/k2-fsa/sherpa-onnx/pull/2740 (an .om for 910B on 910B2)",
                 "report",
             ),
         ),
