@@ -86,6 +86,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # (vllm-ascend's assert on its missing allocator names nothing else): 37. Set 17 added
     # "depends on torch" (pip's resolver naming torch_npu's torch pin): 38.
     assert len({h for f in CATALOGUE for h in f.hints}) <= 38
+    # A message a pattern reads whole that holds none of its entry's hints ("Torch not compiled
+    # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
+    # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check.
+    assert Scanner().passes <= 58
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])
@@ -132,7 +136,7 @@ def test_hints_are_sound_on_the_corpus() -> None:
         for line in (LOGS / entry["file"]).read_text(encoding="utf-8").splitlines():
             for failure in CATALOGUE:
                 if failure.search(line):
-                    found = any(h in line.lower() for h in failure.hints) or (
+                    found = any(h in line.lower() for h in failure.keys) or (
                         failure.anchor and re.search(failure.anchor, line)
                     )
                     assert found, (failure.id, line)

@@ -12,8 +12,10 @@ from unicodedata import east_asian_width
 import pytest
 
 from ampenv.knowledge.failures import Scanner, scan_lines
+from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.installs import TABLE_FILE
 from ampenv.knowledge.failures.match import WRAPPED_TEXT, _screen_lines
+from ampenv.knowledge.failures.model import required_text
 from tests.test_failures import LOGS, NEGATIVE, POSITIVE
 
 
@@ -250,3 +252,30 @@ def test_an_undefined_torch_symbol_of_libtorch_npu_is_torch_npus_pairing() -> No
     assert found("undefined symbol: _ZN2at4_ops4view4callERKNS_6TensorE") == {
         "extension-torch-undefined-symbol"
     }
+
+
+def test_a_message_pasted_alone_reads_as_its_failure() -> None:
+    # an issue's title, a chat line: the message without the traceback's "AssertionError:" or
+    # the logger's "[ERROR]" around it. Each pattern whose fixed text is words is tried on the
+    # text of each of its matches in the corpus, alone.
+    tried, lost = 0, []
+    lines = [line for e in POSITIVE for line in _text(e).splitlines()]
+    for failure in CATALOGUE:
+        messages = [
+            r
+            for p, r in zip(failure.patterns, failure.regexes)
+            if " " in required_text(p).strip() and not failure.decode
+        ]
+        for regex in messages:
+            for line in lines:
+                m = regex.search(line)
+                if m and len(m.group(0).split()) > 1:
+                    tried += 1
+                    if failure.id not in found(m.group(0)):
+                        lost.append((failure.id, m.group(0)))
+    assert tried > 300 and lost == [], (tried, lost)
+
+
+def test_a_code_alone_stays_a_mention_unless_its_line_reads_as_an_error() -> None:
+    assert found("EI0006 is documented in the HCCL guide") == set()
+    assert found("[ERROR] HCCL(1,python): EI0006 at rank 3") >= {"hccl-socket-timeout"}

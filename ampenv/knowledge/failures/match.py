@@ -2,9 +2,9 @@
 
 The text is scanned as UTF-8 bytes: ``bytes.lower()`` folds ASCII only, so every offset in the
 lowered copy is the offset of the same byte in the original (``str.lower()`` turns U+0130 into
-two code points and shifts every offset after it). The union of the catalogue's hints is small,
-so the bytes are searched once per hint; only the lines holding a hint are decoded and given to
-the regexes of the failures whose hints they hold.
+two code points and shifts every offset after it). The union of the catalogue's keys (its hints
+and the messages read whole) is small, so the bytes are searched once per key; only the lines
+holding a key are decoded and given to the regexes of the failures whose keys they hold.
 """
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ class Scanner:
         self._order = {id(f): i for i, f in enumerate(self.catalogue)}
         by_hint: dict[bytes, list[Failure]] = {}
         for failure in self.catalogue:
-            for hint in failure.hints:
+            for hint in failure.keys:
                 by_hint.setdefault(hint.encode(), []).append(failure)
             if failure.anchor:  # keyed apart from hints: a hint is never a regex
                 key = b"\0" + failure.anchor.encode()
@@ -231,6 +231,11 @@ class Scanner:
             shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
             word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
             self._passes[word] = (*self._passes.get(word, ()), hint)
+
+    @property
+    def passes(self) -> int:
+        """How many times a text is searched through: once per pass word or anchor."""
+        return len(self._passes)
 
     def _entries(self, hints: tuple[bytes, ...]) -> tuple[Failure, ...]:
         """The entries of the hints a line holds, curated ones before the families, each in

@@ -4,6 +4,7 @@ where that knowledge comes from."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable, Optional
@@ -58,26 +59,69 @@ def code_hints(*hints: str) -> tuple[str, ...]:
 SIX_DIGITS = re.compile(r"\d{6}")
 
 
-def required_text(pattern: str) -> str:
-    """The longest run of plain characters every match of ``pattern`` holds (lowercase), read
-    from the regex parser's tree of it: a line without it cannot match, so the regex is not
-    run there. "" where the parser is unavailable or the pattern has no such run."""
-    try:  # the parser re itself uses: re._parser (3.11+), sre_parse before
+def _parser():  # type: ignore[no-untyped-def]
+    """The regex parser re itself uses: re._parser on 3.11+, sre_parse before."""
+    try:
         import re._parser as parser  # type: ignore[import-not-found]
     except ImportError:  # pragma: no cover - Python 3.9/3.10
         import sre_parse as parser  # type: ignore[no-redef]
+    return parser
+
+
+def _tree(pattern: str) -> Optional[list]:
+    """The parser's tree of ``pattern``, None where the parser refuses it."""
     try:
-        tree = parser.parse(pattern, re.IGNORECASE | re.ASCII)
+        return list(_parser().parse(pattern, re.IGNORECASE | re.ASCII))
     except Exception:
-        return ""
-    best, run = "", []
-    for op, arg in [*tree, (None, None)]:
-        if op is parser.LITERAL:
+        return None
+
+
+def _runs(seq: list) -> Iterator[tuple[str, object, object]]:
+    """The items of a parsed sequence, runs of plain characters joined (lowercase): ("", op,
+    arg) for an item, (text, None, None) for a run."""
+    literal, run = _parser().LITERAL, []
+    for op, arg in [*seq, (None, None)]:
+        if op is literal:
             run.append(chr(arg))
             continue
-        text = "".join(run).lower()
-        best, run = (text if len(text) > len(best) else best), []
-    return best
+        if run:
+            yield "".join(run).lower(), None, None
+            run = []
+        if op is not None:
+            yield "", op, arg
+
+
+def required_text(pattern: str) -> str:
+    """The longest run of plain characters every match of ``pattern`` holds (lowercase): a line
+    without it cannot match, so the regex is not run there. "" where the pattern has none."""
+    tree = _tree(pattern)
+    return max((text for text, _, _ in _runs(tree or [])), key=len, default="")
+
+
+def holds_one(pattern: str, words: tuple[str, ...]) -> bool:
+    """Whether every match of ``pattern`` holds one of ``words`` (lowercase) in its plain text:
+    in a run of its own, in a group, in every branch of an alternation, in a repeat taken at
+    least once. False where that cannot be read."""
+
+    p = _parser()
+
+    def every(seq: list) -> bool:
+        for text, op, arg in _runs(seq):
+            if (
+                (text and any(w in text for w in words))
+                or (op is p.SUBPATTERN and every(arg[-1]))  # type: ignore[index]
+                or (op is p.BRANCH and all(every(b) for b in arg[1]))  # type: ignore[index]
+                or (
+                    op in (p.MAX_REPEAT, p.MIN_REPEAT)
+                    and arg[0] >= 1  # type: ignore[index]
+                    and every(arg[2])  # type: ignore[index]
+                )
+            ):
+                return True
+        return False
+
+    tree = _tree(pattern)
+    return tree is not None and every(tree)
 
 
 def code(number: str) -> str:
@@ -107,7 +151,9 @@ class Failure:
     fix: str  # a command or a concrete action
     confirm: Optional[str]  # the ampenv check that confirms or refutes it on a live node
     sources: tuple[Source, ...]
-    hints: tuple[str, ...]  # lowercase; every matching line holds one (a cheap prefilter)
+    # lowercase: the words that make a line this failure's, a prefilter too (a code on a line
+    # without one is a mention; see keys for the messages read whole)
+    hints: tuple[str, ...]
     rank: int = SPECIFIC
     clears_cache: bool = False  # the fix is clearing compile caches
     # A family of codes (knowledge/failures/codes.py): each match becomes the failure of the code
@@ -131,6 +177,18 @@ class Failure:
             raise ValueError(f"{self.id}: a pattern needs hints or an anchor")
         if any(h != h.lower() or not h.isascii() for h in self.hints):
             raise ValueError(f"{self.id}: hints must be lowercase ASCII")
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """What the prefilter looks for: the hints, and for each pattern that is a message (its
+        fixed text is words) a match of which may hold none of them, that text: "Torch not
+        compiled with CUDA enabled" pasted without its "AssertionError:". A code or a token
+        alone ("EI0006", "[Create][DestLink]") stays a mention unless its line holds a hint:
+        the hints are the words that make a line an error's. A family's anchor finds its own."""
+        if self.anchor:
+            return self.hints
+        texts = (required_text(p) for p in self.patterns if not holds_one(p, self.hints))
+        return tuple(dict.fromkeys((*self.hints, *(t for t in texts if " " in t.strip()))))
 
     @cached_property
     def regexes(self) -> tuple[re.Pattern[str], ...]:
