@@ -88,8 +88,9 @@ def test_hint_vocabulary_stays_small() -> None:
     assert len({h for f in CATALOGUE for h in f.hints}) <= 38
     # A message a pattern reads whole that holds none of its entry's hints ("Torch not compiled
     # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
-    # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check.
-    assert Scanner().passes <= 58
+    # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check. Set 19
+    # added MindSpore's pool "is more than total mem size" and CANN's OpDef mismatch: 60.
+    assert Scanner().passes <= 60
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

@@ -300,6 +300,8 @@ FAILURES = (
         patterns=(
             r"possible cause is that driver and firmware packages do not match",
             r"execute failed, reason=\[feature not support\]",
+            # the runtime's own wording of 207000 for a call the driver does not provide
+            r"\brt\w{2,40} execution failed, the feature is not supported",
         ),
         codes=("207000",),
         meaning="the runtime asked for a feature the driver/firmware does not provide "
@@ -320,6 +322,7 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/modelbox-ai/modelbox/issues/357 (flags=4)", "report"),
+            Source("https://github.com/hw-native-sys/PTOAS/pull/836 (rtGetDevMsg)", "report"),
         ),
         hints=("not support",),
     ),

@@ -27,6 +27,8 @@ FAILURES = (
             r"NPU out of memory\. (?:NPUWorkspaceAllocator t|T)ried to allocate",
             r"OutOfMemoryError: NPU out of memory",
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
+            # MindSpore's memory pool (mem_dynamic_allocator.cc)
+            r"alloc size : \d{1,20} is more than total mem size : \d{1,20}",
         ),
         codes=(),
         meaning="the caching allocator (torch_npu's; MindSpore's memory pool) could not fit an "
@@ -59,6 +61,13 @@ FAILURES = (
                 "@8eea779350d577782fbf78e9286d9291d185af93 (Out of Memory!!!)",
                 "official",
             ),
+            Source(
+                "mindspore-ai/mindspore mindspore/ccsrc/backend/common/mem_reuse/"
+                "mem_dynamic_allocator.cc@fcb5c0ac5e4bd17260163154aad0fb0a9fa45df0 (is more than "
+                "total mem size)",
+                "official",
+            ),
+            Source("https://github.com/candle-org/MindAct/issues/1761", "report"),
         ),
         hints=("out of memory",),
     ),

@@ -34,7 +34,7 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
 # counter or a longer number.
 STRONG_CONTEXT = (
-    r"(?:\berror ?code(?: is:?|:| ?=)|runtime result =|errcode="
+    r"(?:\berror ?code(?: is ?:?|:| ?=)|runtime result =|errcode="
     r"|failed ?:|failed with code|\bret is|with error)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
@@ -53,6 +53,8 @@ def code_hints(*hints: str) -> tuple[str, ...]:
     """An entry's own hints and the words of the contexts its code() patterns match in."""
     return tuple(dict.fromkeys((*hints, *CODE_HINTS)))
 
+
+_RESHAPED = re.compile(r"[:,'\"&<>\\]")
 
 # Every numeric code is six digits: a line without a run of six holds none, and the patterns
 # built on CODE_CONTEXT (the costly ones, with its look-ahead) need not be tried on it.
@@ -188,7 +190,10 @@ class Failure:
         if self.anchor:
             return self.hints
         texts = (required_text(p) for p in self.patterns if not holds_one(p, self.hints))
-        return tuple(dict.fromkeys((*self.hints, *(t for t in texts if " " in t.strip()))))
+        # the key is looked for in the text as pasted: its longest piece without a character a
+        # page, a JSON string or an input method writes otherwise (": " as "：", "'" as "’")
+        pieces = (max(_RESHAPED.split(t), key=len) for t in texts)
+        return tuple(dict.fromkeys((*self.hints, *(t for t in pieces if " " in t.strip()))))
 
     @cached_property
     def regexes(self) -> tuple[re.Pattern[str], ...]:

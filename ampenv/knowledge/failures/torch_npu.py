@@ -439,6 +439,31 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="op-prototype-mismatch",
+        mode="cann-pairing",
+        component="aclnn",
+        patterns=(
+            r"\bEZ1009\b[^\n]{0,200}dtype or format of the actual input or output parameter "
+            r"of the operator is inconsistent with that defined in the operator prototype",
+        ),
+        codes=(),  # EZ1009 is any execution error of an operator: the wording narrows it
+        meaning="an operator was called with a dtype or format its prototype (OpDef) in the "
+        "installed CANN operator package does not declare",
+        causes=(
+            "the framework calling it (torch_npu, vllm-ascend's custom ops) built for another "
+            "release of CANN's operator package than the one installed (vllm-ascend#14166: "
+            "fixed by the torch_npu release paired with it)",
+            "the model passes a dtype the operator does not take on this chip",
+        ),
+        fix="install the torch_npu (and vllm-ascend) release that its release notes pair with "
+        "the installed CANN and kernels package, or the CANN that release asks for: `ampenv "
+        "doctor --only python.stack,cann.toolkit`; if they pair, cast the operator's inputs to "
+        "a dtype it supports",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/14166", "report"),),
+        hints=("error",),
+    ),
+    Failure(
         id="cann-version-mismatch",
         mode="cann-pairing",
         component="cann",
