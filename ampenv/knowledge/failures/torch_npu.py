@@ -131,7 +131,11 @@ FAILURES = (
         id="torch-npu-wheel-not-found",
         mode="torch-pairing",
         component="pip",
-        patterns=(r"No matching distribution found for torch[-_]npu\b",),
+        patterns=(
+            r"No matching distribution found for torch[-_]npu\b",
+            # pip's line before it, pasted alone
+            r"Could not find a version that satisfies the requirement torch[-_]npu\b",
+        ),
         codes=(),
         meaning="pip found no torch_npu wheel for this Python and platform: each release is built "
         "for a few Python versions (and x86_64 / aarch64 Linux only), and some mirrors do not "
