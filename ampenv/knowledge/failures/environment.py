@@ -211,6 +211,8 @@ FAILURES = (
         component="torch_npu",
         patterns=(
             r"AclSetCompileopt\(aclCompileOpt::ACL_PRECISION_MODE[^\n]{0,80}error code is 500001",
+            # the same failure in an issue's title, the call's arguments left out
+            r"NPU function error: at_npu::native::AclSetCompileopt(?!\()",
         ),
         codes=(),
         meaning="torch_npu's first call that needs CANN's operator compiler (setting the precision "
