@@ -90,8 +90,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
     # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check. Set 19
     # added MindSpore's pool "is more than total mem size" and CANN's OpDef mismatch: 60.
-    # pip's "Could not find a version that satisfies the requirement torch_npu" alone: 61.
-    assert Scanner().passes <= 61
+    # pip's "Could not find a version that satisfies the requirement torch_npu" alone: 61;
+    # pip's "... .whl is not a supported wheel on this platform" alone (the FAQ's text): 62;
+    # sglang's "Not enough memory. Please try to increase --mem-fraction-static": 63.
+    assert Scanner().passes <= 63
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

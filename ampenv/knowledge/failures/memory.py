@@ -102,6 +102,8 @@ FAILURES = (
             r"reason=\[?driver error:out of memory",
             # the driver's device memory manager: ENOMEM
             r"\[devmm\]\[\w{1,60} \d{1,6}\] ?<errno:12, ?\d{1,4}>",
+            # sglang at start-up: what the weights left is too little for its KV cache pool
+            r"Not enough memory\. Please try to increase --mem-fraction-static",
         ),
         codes=("EL0004", "207001", "207018"),
         meaning="the runtime could not allocate device memory: other processes hold it, or this "
@@ -113,6 +115,11 @@ FAILURES = (
             Source(CODES_H + " (207001, 207018)", "official"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
+            Source(
+                "sgl-project/sglang docs_new/docs/hardware-platforms/ascend-npus/"
+                "ascend_npu_faq.mdx@1335386668c994c08db2cc3979d8e92f8723bd07",
+                "official",
+            ),
         ),
         hints=code_hints("fail"),
     ),

@@ -135,22 +135,34 @@ FAILURES = (
             r"No matching distribution found for torch[-_]npu\b",
             # pip's line before it, pasted alone
             r"Could not find a version that satisfies the requirement torch[-_]npu\b",
+            # a wheel file built for another Python or architecture
+            r"torch[-_]npu\S{0,200}\.whl is not a supported wheel on this platform",
         ),
         codes=(),
         meaning="pip found no torch_npu wheel for this Python and platform: each release is built "
         "for a few Python versions (and x86_64 / aarch64 Linux only), and some mirrors do not "
-        "carry it",
+        "carry it; a wheel file given by name was built for another Python or architecture",
         causes=(
-            "a Python version the release has no wheel for (torch-npu 2.1.0: cp38-cp310)",
+            "a Python version the release has no wheel for (torch-npu 2.1.0: cp38-cp310), or a "
+            "wheel built (ci/build.sh --python=3.x) or downloaded for another Python",
             "a package index or mirror without torch-npu",
             "a version string that does not exist (torch-npu==X.Y.Z.postN: the Ascend/pytorch "
             "releases list them)",
         ),
         fix="pick the torch_npu release paired with your torch and CANN, in a Python it has "
         "wheels for; install from PyPI (pip install torch-npu==<release> -i "
-        "https://pypi.org/simple) or the wheel from the Ascend/pytorch releases",
+        "https://pypi.org/simple) or the wheel from the Ascend/pytorch releases (its cpXY and "
+        "arch in the file name: this Python's); a wheel you build: bash ci/build.sh "
+        "--python=<this Python's 3.x>",
         confirm="python.stack",
-        sources=(Source("https://github.com/Ascend/pytorch/issues/18", "report"),),
+        sources=(
+            Source("https://github.com/Ascend/pytorch/issues/18", "report"),
+            Source(
+                "Ascend/pytorch docs/zh/installation_guide/faq.md"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (not a supported wheel)",
+                "official",
+            ),
+        ),
         hints=("error",),
     ),
     Failure(
@@ -298,7 +310,9 @@ FAILURES = (
             "an input dtype the operator does not support",
         ),
         fix="install the kernels package of the same CANN version for this chip "
-        "(Ascend-cann-kernels-<chip>_<version>.run --install), then source set_env.sh",
+        "(Ascend-cann-kernels-<chip>_<version>.run --install), then source set_env.sh; where it "
+        "is installed (`ampenv doctor --only cann.toolkit`), the operator has no kernel for the "
+        "dtypes its key names (float = float32, double): cast its inputs to float16 or bfloat16",
         confirm="cann.toolkit",
         sources=(
             Source(
@@ -310,6 +324,11 @@ FAILURES = (
             Source("https://github.com/Ascend/MindSpeed-LLM/issues/2", "report"),
             Source("https://github.com/hiyouga/LlamaFactory/issues/3796", "maintainer"),
             Source("https://github.com/hiyouga/LlamaFactory/issues/3779", "report"),
+            Source(
+                "https://www.hiascend.com/forum/thread-02108172740147456233-1-1.html (float32 "
+                "FlashAttentionScore)",
+                "report",
+            ),
         ),
         hints=("cannot", "fail", "not installed", "binary"),
     ),
