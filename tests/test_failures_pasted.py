@@ -279,3 +279,11 @@ def test_a_message_pasted_alone_reads_as_its_failure() -> None:
 def test_a_code_alone_stays_a_mention_unless_its_line_reads_as_an_error() -> None:
     assert found("EI0006 is documented in the HCCL guide") == set()
     assert found("[ERROR] HCCL(1,python): EI0006 at rank 3") >= {"hccl-socket-timeout"}
+
+
+def test_a_message_without_its_error_word_on_an_info_line_is_a_mention() -> None:
+    assert found("[INFO] probe: cuda unavailable (Torch not compiled with CUDA enabled)") == set()
+    assert found("INFO rank0: AssertionError: Torch not compiled with CUDA enabled") >= {
+        "cuda-call-on-npu"
+    }
+    assert found("Torch not compiled with CUDA enabled") >= {"cuda-call-on-npu"}

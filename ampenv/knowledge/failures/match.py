@@ -408,6 +408,8 @@ class Scanner:
             if failure.following:  # the lines read with it are not in lowered_line
                 text, lowered_text = line + _continued(data, end, failure.following), None
             got = self._match(failure, text, digits, lowered_text)
+            if got is not None and self._mention(failure, held, line, got[1]):
+                continue
             if got is not None:
                 decoded, m = got
                 # a family's trailing message is context: its code is what it says
@@ -418,6 +420,19 @@ class Scanner:
                 )
                 found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end()), key))
         return tuple(found)
+
+    def _mention(
+        self, failure: Failure, held: tuple[bytes, ...], line: str, m: re.Match[str]
+    ) -> bool:
+        """A message found by its own text, none of its entry's hints (the words that make a
+        line an error's) on the line, that a logger marked INFO/DEBUG: a mention ("[INFO]
+        probe: Torch not compiled with CUDA enabled, using npu"), as a code is on such a line."""
+        return (
+            self.heed_levels
+            and failure.decode is None
+            and not any(h.decode() in failure.hints for h in held)
+            and _quiet(line, m.start())
+        )
 
     def _holds(self, part: bytes, lowered: bytes, hint: bytes) -> bool:
         anchor = self._anchors.get(hint)
