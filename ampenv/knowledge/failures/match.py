@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -57,6 +58,9 @@ EXCERPT = 200
 WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps ...
 MIN_WRAP = 60  # ... the narrowest screen, and the most rows of one line
 MAX_ROWS = 32
+# A word (and its space) that this many keys hold is searched for once for them all.
+SHARED_BY = 5
+_WORD = re.compile(rb"(?<![a-z])[a-z]{3,} ")
 SEEN_LINE = 1024  # a line this short is remembered with what it gave ...
 SEEN_LINES = 4096  # ... so many at a time
 _INDENT = (b" ", b"\t")  # a line followed by these has continuation lines: not remembered
@@ -227,8 +231,13 @@ class Scanner:
                 by_hint.setdefault(key, []).append(failure)
                 self._anchors[key] = re.compile(failure.anchor.encode())
         self._by_hint = {hint: tuple(dict.fromkeys(fs)) for hint, fs in by_hint.items()}
+        words = [h for h in by_hint if h[:1] != b"\0"]
+        # a word many keys share ("not " of "does not exist", "Torch not compiled ..."): one
+        # search finds them all, where a search each made most of a scan's time
+        counts = Counter(w for h in words for w in set(_WORD.findall(h)))
+        shared = [w for w, n in counts.items() if n >= SHARED_BY]
         for hint in by_hint:
-            shorter = [h for h in by_hint if h != hint and h in hint and h[:1] != b"\0"]
+            shorter = [h for h in (*words, *shared) if h != hint and h in hint]
             word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
             self._passes[word] = (*self._passes.get(word, ()), hint)
 
