@@ -262,4 +262,28 @@ FAILURES = (
         hints=("fail",),
         clears_cache=True,
     ),
+    Failure(
+        id="triton-ascend-compile-failed",
+        mode="compile-cache",
+        component="triton-ascend",
+        patterns=(
+            r"Failed to run BiShengHIR pipeline",
+            r"\[ConvertLinalgRToBinary\] encounters error",
+        ),
+        codes=(),
+        meaning="Triton-Ascend's compiler (BiSheng IR, bishengir-compile) could not lower a "
+        "Triton kernel to the NPU: the kernel uses something this compiler release cannot "
+        "place or lower",
+        causes=(
+            "a kernel pattern this triton-ascend / CANN release does not support yet (the "
+            "lines after it name the op: memref.alloc, arith.select, ...)",
+            "triton-ascend and CANN from releases that do not go together",
+        ),
+        fix="install the triton-ascend release its README pairs with the installed CANN (a "
+        "newer pair if there is one); if it stays, rewrite the kernel around the op the error "
+        "names, or report it with the kernel's .mlir file",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/Ascend/triton-ascend/issues/2", "maintainer"),),
+        hints=("fail", "error"),
+    ),
 )

@@ -446,4 +446,26 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="k8s-npu-resource-insufficient",
+        mode="container-devices",
+        component="kubernetes",
+        patterns=(r"\bInsufficient huawei\.com/Ascend[\w-]{0,40}",),
+        codes=(),
+        meaning="the Kubernetes scheduler found no node with enough of the NPU resource the pod "
+        "asks for (devices, or HAMi's device memory or cores) left to allocate",
+        causes=(
+            "the Ascend device plugin (or HAMi's ascend-device-plugin) not running on the node, "
+            "so the node advertises none of the resource",
+            "the resource the pod asks for is named differently from what the plugin "
+            "advertises (chip name, -memory / -core suffixes), or more than one node has",
+            "other pods hold the devices",
+        ),
+        fix="kubectl describe node <node> | grep huawei.com/Ascend (allocatable and allocated); "
+        "check that the device plugin's DaemonSet pod runs on that node and read its log; ask "
+        "for a resource name and amount the node advertises",
+        confirm=None,
+        sources=(Source("https://github.com/Project-HAMi/HAMi/issues/1413", "report"),),
+        hints=("insufficient",),
+    ),
 )

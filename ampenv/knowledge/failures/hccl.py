@@ -412,4 +412,26 @@ FAILURES = (
         ),
         hints=("err",),
     ),
+    Failure(
+        id="hccn-tool-missing",
+        mode="hccl",
+        component="driver",
+        patterns=(r"\bhccn_tool: (?:command )?not found",),
+        codes=(),
+        meaning="hccn_tool, the driver's tool for the NPUs' network ports, is not on PATH: a "
+        "rank table generator (MindFormers' hccl_tools.py, a launcher) cannot read the "
+        "devices' IPs",
+        causes=(
+            "PATH lacks the driver's tools (/usr/local/Ascend/driver/tools), or a container "
+            "started without the host's driver mounted",
+            "a card without RoCE ports (Atlas 300I Pro / Duo, 310P): there are no device IPs "
+            "for a rank table",
+        ),
+        fix="ls /usr/local/Ascend/driver/tools/hccn_tool; add that directory to PATH (or mount "
+        "/usr/local/Ascend/driver into the container); on a card without RoCE ports launch "
+        "without a device-IP rank table (msrun / torchrun set up the ranks themselves)",
+        confirm="npu.driver",
+        sources=(Source("https://github.com/mindspore-ai/mindspore/issues/252", "report"),),
+        hints=("not found",),
+    ),
 )
