@@ -294,6 +294,37 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
+        id="graph-capture-old-hdk",
+        mode="driver",
+        component="driver",
+        patterns=(
+            r"\[SqCqManage\]Alloc sq cq fail",
+            r"ACL graph capture failed with an old Ascend HDK/CANN stack",
+        ),
+        codes=(),
+        meaning="the runtime could not set up a stream's submission/completion queues while "
+        "capturing an ACL graph (torch.npu.graph, vLLM's graph mode): vllm-ascend reads this "
+        "as the signature of an HDK and CANN too old for graph capture",
+        causes=(
+            "HDK (driver and firmware) older than 25.5.1, or a CANN not matching it",
+            "more captured graphs (streams) than the device has queues for",
+        ),
+        fix="upgrade the HDK to 25.5.1 or later with the CANN release paired with it (`ampenv "
+        "doctor --only npu.driver`); meanwhile capture fewer sizes (vLLM: a smaller "
+        "max_cudagraph_capture_size) or run without graph mode (--enforce-eager)",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/compilation/acl_graph.py"
+                "@182b75ea84ff13ece27b57391331ef8935410aea (_OLD_HDK_CAPTURE_ERROR_MARKERS)",
+                "maintainer",
+            ),
+            Source("https://github.com/vllm-project/vllm-ascend/pull/10555", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/8393", "report"),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="driver-firmware-mismatch",
         mode="driver",
         component="driver",
