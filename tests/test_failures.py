@@ -87,7 +87,9 @@ def test_hint_vocabulary_stays_small() -> None:
     # "depends on torch" (pip's resolver naming torch_npu's torch pin): 38.
     # Set 22 added "not found" (a shell not finding hccn_tool; searched with "not ") and
     # "insufficient" (Kubernetes' "Insufficient huawei.com/Ascend910B3-memory"): 40.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 40
+    # Set 24 added "kv cache memory" (vLLM's "Available KV cache memory: -0.87 GiB", a healthy
+    # run's INFO line but for its sign): 41.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 41
     # A message a pattern reads whole that holds none of its entry's hints ("Torch not compiled
     # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
     # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check. Set 19
@@ -97,8 +99,9 @@ def test_hint_vocabulary_stays_small() -> None:
     # sglang's "Not enough memory. Please try to increase --mem-fraction-static": 63. A word
     # five keys or more share is searched for once for them all: "not " (14 keys; 27 of the
     # negatives' 16,500 lines hold it): 51. Kubernetes' "Insufficient huawei.com/...": 52.
+    # vLLM's "Available KV cache memory: -": 53.
     scanner = Scanner()
-    assert scanner.passes <= 52
+    assert scanner.passes <= 53
     assert [w for w, keys in scanner._passes.items() if w not in keys] == [b"not "]
 
 

@@ -78,6 +78,7 @@ FAILURES = (
             r"\baicore exception\b",
             r"aicore execution is abnormal",
             r"\bAicore kernel execute failed",
+            r"exception of fftsplus aicore error",
             # msaicerr's verdict on an AI Core error it reran alone
             r"Single op test aicore error, please check op",
             r"The (?:DDR|write|read) address of the MTE instruction is out of range",

@@ -339,12 +339,15 @@ FAILURES = (
         component="hccl",
         patterns=(
             r"hccl fftsplus (?:task )?timeout",
-            r"reason=\[task timeout\]",
+            r"reason=\[?task timeout\b",
             code("107020"),
+            # the device's own report: a stream waited for an event no one recorded
+            r"event wait timeout occurred during task execution",
         ),
         codes=("107020",),
-        meaning="an HCCL collective task timed out on the device (HCCL_EXEC_TIMEOUT, 1836 s by "
-        "default): a rank died, hangs, or the ranks drifted apart",
+        meaning="an HCCL collective task (or a stream's wait on an event that another stream or "
+        "rank was to record) timed out on the device (HCCL_EXEC_TIMEOUT, 1836 s by default): a "
+        "rank died, hangs, or the ranks drifted apart",
         causes=("a rank died or hangs", "ranks out of step (data imbalance)"),
         fix=FIRST_RANK,
         confirm="env.hccl",
@@ -352,6 +355,7 @@ FAILURES = (
             Source("https://github.com/hiyouga/LlamaFactory/issues/5347", "report"),
             Source("https://github.com/InternLM/lmdeploy/issues/3354", "report"),
             Source(FACTS + " §4 HCCL_EXEC_TIMEOUT (envref_07_0078)", "official"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/14214", "report"),
         ),
         hints=code_hints("timeout", "error"),
         rank=CLASS,

@@ -124,6 +124,35 @@ FAILURES = (
         hints=code_hints("fail"),
     ),
     Failure(
+        id="kv-cache-no-room",
+        mode="device-memory",
+        component="vllm",
+        patterns=(r"Available KV cache memory: -\d",),
+        codes=(),
+        meaning="an inference engine (vLLM) found no room for its KV cache at start-up: the "
+        "weights and warm-up take all of the device memory it may use (--gpu-memory-"
+        "utilization of the device), or more",
+        causes=(
+            "the model's weights near or over that share of the device (a 14B model in bf16 on "
+            "a 32 GB device)",
+            "--max-model-len or --max-num-seqs asking for more KV cache than is left",
+            "other processes holding the device's memory",
+        ),
+        fix="give the KV cache room: raise --gpu-memory-utilization (0.9-0.95) when nothing "
+        "else uses the device, lower --max-model-len / --max-num-seqs, split the model over more "
+        "devices (--tensor-parallel-size) or serve a quantized one; " + HOLDERS,
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "vllm-project/vllm: the engine's own ValueError after that line (No available "
+                "memory for the cache blocks. Try increasing `gpu_memory_utilization`)",
+                "official",
+            ),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/9372", "report"),
+        ),
+        hints=("kv cache memory",),
+    ),
+    Failure(
         id="sdma-error",
         mode="device-memory",
         component="runtime",
