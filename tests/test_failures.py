@@ -89,7 +89,9 @@ def test_hint_vocabulary_stays_small() -> None:
     # "insufficient" (Kubernetes' "Insufficient huawei.com/Ascend910B3-memory"): 40.
     # Set 24 added "kv cache memory" (vLLM's "Available KV cache memory: -0.87 GiB", a healthy
     # run's INFO line but for its sign): 41.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 41
+    # Set 23 added "unsupport" (torch_npu's "Unsupport data type: at::ScalarType::Double",
+    # MindSpore's "Unsupported device target Ascend"): 42.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 42
     # A message a pattern reads whole that holds none of its entry's hints ("Torch not compiled
     # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
     # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check. Set 19
@@ -99,10 +101,12 @@ def test_hint_vocabulary_stays_small() -> None:
     # sglang's "Not enough memory. Please try to increase --mem-fraction-static": 63. A word
     # five keys or more share is searched for once for them all: "not " (14 keys; 27 of the
     # negatives' 16,500 lines hold it): 51. Kubernetes' "Insufficient huawei.com/...": 52.
-    # vLLM's "Available KV cache memory: -": 53.
+    # vLLM's "Available KV cache memory: -": 53. Set 23's messages made "the " one too (5
+    # keys; on the negatives' text, 15 MiB of healthy logs, one pass for them is faster than
+    # five: 1.05 s against 1.12 s): 52.
     scanner = Scanner()
-    assert scanner.passes <= 53
-    assert [w for w, keys in scanner._passes.items() if w not in keys] == [b"not "]
+    assert scanner.passes <= 52
+    assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

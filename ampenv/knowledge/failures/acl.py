@@ -316,4 +316,29 @@ FAILURES = (
     _inner("EZ9999", "inner error inside an operator (often an AI Core exception or timeout)"),
     _inner("EE9999", "inner error of the CANN runtime (in LlamaFactory#5347 an HCCL timeout)"),
     _inner("EH9999", "inner error reported through ACL"),
+    Failure(
+        id="model-stream-execute-failed",
+        mode="core-exception",
+        component="runtime",
+        patterns=(r"retCode=0x91, \[the model stream execute failed\]",),
+        codes=("0x91",),
+        meaning="a whole graph sunk to the device (MindSpore / TensorFlow data sink, an offline "
+        "model) failed while its model stream ran",
+        causes=(
+            "input data not arriving in time: preprocessing slower than the model runs (the "
+            "ModelArts troubleshooting page's cause)",
+            "an operator's exception inside the graph (the plog names it)",
+        ),
+        fix="make the input keep up: lighter preprocessing, a smaller shuffle buffer_size, more "
+        "parallel data workers (or turn data preprocessing offload off: enable_data_pre_proc="
+        "False); read the plog lines before it for an operator error",
+        confirm=None,
+        sources=(
+            Source(
+                "https://support.huaweicloud.com/trouble-modelarts/modelarts_trouble_0054.html",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
 )

@@ -269,6 +269,7 @@ FAILURES = (
         patterns=(
             r"Failed to run BiShengHIR pipeline",
             r"\[ConvertLinalgRToBinary\] encounters error",
+            r"\bub overflow, requires \d{1,12} bits while \d{1,12} bits available",
         ),
         codes=(),
         meaning="Triton-Ascend's compiler (BiSheng IR, bishengir-compile) could not lower a "
@@ -279,11 +280,98 @@ FAILURES = (
             "lines after it name the op: memref.alloc, arith.select, ...)",
             "triton-ascend and CANN from releases that do not go together",
         ),
-        fix="install the triton-ascend release its README pairs with the installed CANN (a "
-        "newer pair if there is one); if it stays, rewrite the kernel around the op the error "
-        "names, or report it with the kernel's .mlir file",
+        fix="'ub overflow': the kernel's block needs more on-chip Unified Buffer than the chip "
+        "has: a smaller BLOCK_SIZE, a loop over smaller tiles; otherwise install the "
+        "triton-ascend release its README pairs with the installed CANN (a newer pair if there "
+        "is one), and if it stays, rewrite the kernel around the op the error names, or report "
+        "it with the kernel's .mlir file",
         confirm="cann.toolkit",
-        sources=(Source("https://github.com/Ascend/triton-ascend/issues/2", "maintainer"),),
+        sources=(
+            Source("https://github.com/Ascend/triton-ascend/issues/2", "maintainer"),
+            Source(
+                "Ascend/triton-ascend docs/zh/programming_guide.md"
+                "@eeb030e7bb71f8a251c5d378dbe2977e8b8dbb83 (ub overflow: a smaller BLOCK_SIZE)",
+                "official",
+            ),
+        ),
         hints=("fail", "error"),
+    ),
+    Failure(
+        id="npu-dtype-unsupported",
+        mode="dtype",
+        component="torch_npu",
+        patterns=(r"Unsupport(?:ed)? data type: at::ScalarType::\w{1,30}",),
+        codes=(),
+        meaning="a tensor of a dtype the NPU operators have no type for (float64, complex "
+        "double) reached an NPU operator",
+        causes=("a float64 tensor (numpy's default) moved to the NPU as it is",),
+        fix="cast it before it goes to the NPU: t.float() (float32) or the dtype the model uses "
+        "(label.cpu().float().npu()); tensors made from numpy arrays are float64 unless cast",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/latest/devaids/"
+                "migrationtools/atlasfmkt_16_0029.html",
+                "official",
+            ),
+        ),
+        hints=("unsupport",),
+    ),
+    Failure(
+        id="inductor-npu-kernel",
+        mode="compile-cache",
+        component="torchair",
+        patterns=(
+            r"Kernel load failed for autofused_\w{1,100}",
+            r"Failed to build ascend kernel, trigger bug by following command",
+        ),
+        codes=(),
+        meaning="torch.compile's NPU backend (inductor-npu-ext) could not load a fused kernel "
+        "from its cache, or could not build the Ascend C kernel it generated",
+        causes=(
+            "a corrupted or stale kernel in its cache (.npu_kernels_<user> in the run directory)",
+            "a CANN the generated kernel does not build with (another CANN than it needs)",
+        ),
+        fix="delete the cache directory the log names (.npu_kernels_<user>/autofused_...) and "
+        "run again; if the build fails, run the command it prints to see the compiler's error "
+        "and install the CANN release inductor-npu-ext requires",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/torchair experimental/_inductor_npu_ext/docs/manuals.md"
+                "@fced8842d149f16b587c2c867d427e4b766831ca",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+        clears_cache=True,
+    ),
+    Failure(
+        id="compile-main-process-gone",
+        mode="compile-cache",
+        component="tbe",
+        patterns=(
+            r"TBE Subprocess\[\w{1,40}\] raise error\[[^\]\n]{0,200}\], main process disappeared",
+        ),
+        codes=(),
+        meaning="the operator compiler's worker processes lost the process that started them: "
+        "the main process exited or was killed while operators were compiling",
+        causes=(
+            "the main process died first: its own error is earlier in the log",
+            "the host's OOM killer (MindIE: host memory under ~1.3x the weights per machine)",
+            "a driver older than the CANN release needs, or the environment not sourced",
+        ),
+        fix="find why the main process ended: the first error earlier in the log, and `dmesg -T "
+        "| grep -iE 'killed process|out of memory'` for the OOM killer; leave the host memory "
+        "the model needs; check driver and CANN: `ampenv doctor --only npu.driver,cann.toolkit`",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "Ascend/MindIE-LLM docs/zh/faq/faq.md@8b4871ad31f592aa863f6255760e4934484d78e4 "
+                "(main process disappeared)",
+                "official",
+            ),
+        ),
+        hints=("error",),
     ),
 )

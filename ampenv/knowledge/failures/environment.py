@@ -295,4 +295,51 @@ FAILURES = (
         ),
         hints=("cannot",),
     ),
+    Failure(
+        id="mindspore-ascend-backend-missing",
+        mode="cann-env",
+        component="mindspore",
+        patterns=(r"Unsupported device target Ascend\. This process only supports one of",),
+        codes=(),
+        meaning="MindSpore did not load its Ascend backend (only its CPU one): the CANN "
+        "libraries that backend needs did not load in this process, or the MindSpore wheel was "
+        "not built for Ascend",
+        causes=(
+            "the CANN environment not sourced in this shell (the 'Device load error message' "
+            "lines before it name the library that failed to load)",
+            "a MindSpore release not paired with the installed CANN",
+            "a MindSpore wheel built without Ascend (-e Ascend)",
+        ),
+        fix="source /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN >= 8.5: "
+        "/usr/local/Ascend/cann/set_env.sh) in the same shell; read the 'Device load error "
+        "message' lines for the library that failed; install the MindSpore release paired with "
+        "this CANN (its Ascend wheel); then python -c \"import mindspore; mindspore.run_check()\"",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://www.hiascend.com/forum/thread-0216133685096022081-1-1.html", "report"),
+        ),
+        hints=("unsupport",),
+    ),
+    Failure(
+        id="acl-stub-library",
+        mode="cann-env",
+        component="acl",
+        patterns=(r"stub library cannot be used for execution",),
+        codes=(),
+        meaning="the program loaded CANN's stub libascendcl.so (made for linking only, in the "
+        "toolkit's lib64/stub) instead of the runtime library",
+        causes=(
+            "the CANN environment not sourced, so the loader finds the stub first",
+            "an RPATH or LD_LIBRARY_PATH entry pointing at the stub directory",
+        ),
+        fix="source /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN >= 8.5: "
+        "/usr/local/Ascend/cann/set_env.sh) and rebuild; `readelf -d <program> | grep -i path` "
+        "shows an RPATH to .../stub: drop it (CMake: set(CMAKE_SKIP_RPATH TRUE)) and take stub "
+        "out of LD_LIBRARY_PATH",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://www.hiascend.com/forum/thread-0201179571420801181-1-1.html", "report"),
+        ),
+        hints=("error",),
+    ),
 )
