@@ -192,8 +192,8 @@ class Failure:
         texts = (required_text(p) for p in self.patterns if not holds_one(p, self.hints))
         # the key is looked for in the text as pasted: its longest piece without a character a
         # page, a JSON string or an input method writes otherwise (": " as "：", "'" as "’")
-        pieces = (max(_RESHAPED.split(t), key=len) for t in texts)
-        return tuple(dict.fromkeys((*self.hints, *(t for t in pieces if " " in t.strip()))))
+        pieces = (max(_RESHAPED.split(t), key=len).strip() for t in texts)
+        return tuple(dict.fromkeys((*self.hints, *(t for t in pieces if " " in t))))
 
     @cached_property
     def regexes(self) -> tuple[re.Pattern[str], ...]:
