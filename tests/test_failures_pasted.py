@@ -287,3 +287,49 @@ def test_a_message_without_its_error_word_on_an_info_line_is_a_mention() -> None
         "cuda-call-on-npu"
     }
     assert found("Torch not compiled with CUDA enabled") >= {"cuda-call-on-npu"}
+
+
+def test_a_message_in_a_long_line_full_of_its_shared_word_is_found_where_it_stands() -> None:
+    # a one-line JSON export: "not " in every record, the error in the middle (a long line is
+    # read around each key it holds, not around the shared word's first and last place)
+    records = [{"level": "info", "msg": f"batch {i}: cache not warm yet"} for i in range(400)]
+    records.insert(200, {"level": "error", "msg": "rtKernelLaunch execute failed, reason="
+                         "[feature not support]"})
+    assert "driver-firmware-mismatch" in found(json.dumps(records))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "INFO:root:probe says Torch not compiled with CUDA enabled",
+        "DEBUG:probe:Torch not compiled with CUDA enabled",
+        "2024-05-01 12:00:00,123 - INFO - probe: Torch not compiled with CUDA enabled",
+        "2024-05-01 12:00:00.123 | INFO     | mod:fn:1 - Torch not compiled with CUDA enabled",
+        "I0501 12:00:00.123456 1234 probe.cc:12] Torch not compiled with CUDA enabled",
+        '{"severity": "INFO", "message": "Torch not compiled with CUDA enabled, using npu"}',
+        '{"levelname": "INFO", "message": "Torch not compiled with CUDA enabled, using npu"}',
+    ],
+)
+def test_a_message_on_a_line_a_logger_marked_quiet_is_a_mention_in_any_common_format(
+    line: str,
+) -> None:
+    assert found(line) == set()
+    loud = line.replace("INFO", "ERROR").replace("DEBUG", "ERROR").replace("I0501", "E0501")
+    assert "cuda-call-on-npu" in found(loud)
+
+
+@pytest.mark.parametrize(
+    ("line", "entry"),
+    [
+        ("please upgrade the HDK（driver）", "hdk-required"),
+        ("retCode＝0x91，［the model stream execute failed］", "model-stream-execute-failed"),
+        ("the value for ［ge.debugDir］ is invalid", "kernel-meta-not-writable"),
+        ('{"msg": "0/8 nodes are available: 8 Insufficient huawei.com\\/Ascend910."}',
+         "k8s-npu-resource-insufficient"),
+        ("Torch\x1b(B\x1b[m not compiled with CUDA enabled", "cuda-call-on-npu"),
+    ],
+)
+def test_a_message_is_found_through_full_width_brackets_escaped_slashes_and_tput(
+    line: str, entry: str
+) -> None:
+    assert entry in found(line)

@@ -251,7 +251,7 @@ def execute(
 
 
 def _hccl_connect_failed(output: str) -> bool:
-    return any(h.id in HCCL_CONNECT for h in failures.scan_lines(output.splitlines(), "rank"))
+    return any(h.id in HCCL_CONNECT for h in failures.scan_lines(output.split("\n"), "rank"))
 
 
 def network_hint(plan: Plan, stage: str, output: str, local_rank: int) -> Optional[str]:

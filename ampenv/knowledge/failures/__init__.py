@@ -51,7 +51,7 @@ def explain(query: str) -> list[Failure]:
     if _CODE.match(q):
         return _by_code(q)
     # a pasted line is asked about: a logger's INFO mark on it does not make its code a mention
-    found = [hit.failure for hit in scan_lines(q.splitlines(), "query", heed_levels=False)]
+    found = [hit.failure for hit in scan_lines(q.split("\n"), "query", heed_levels=False)]
     if found:
         return found
     # A pasted fragment without the words a log line carries ("EI0006 at step 3"): the known

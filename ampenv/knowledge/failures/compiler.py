@@ -374,4 +374,30 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="disk-full",
+        mode="compile-cache",
+        component="filesystem",
+        patterns=(r"No space left on device",),
+        codes=(),
+        meaning="a filesystem the job writes to is full: CANN writes its operator compile "
+        "caches, kernel_meta, knowledge bases and logs to disk as it starts and compiles",
+        causes=(
+            "the home or /tmp filesystem full of old compile caches, dumps and plogs",
+            "checkpoints or datasets filling the disk the caches share",
+        ),
+        fix="df -h ~ /tmp $ASCEND_CACHE_PATH; free space: `ampenv clean` (stale compile caches "
+        "and old logs), old checkpoints, ~/ascend/log; or point ASCEND_CACHE_PATH (compile "
+        "cache) and ASCEND_PROCESS_LOG_PATH (logs) at a disk with room",
+        confirm="cache.stale",
+        sources=(
+            Source("https://github.com/hiyouga/LlamaFactory/issues/6309", "report"),
+            Source(
+                FACTS + " (ASCEND_CACHE_PATH, ASCEND_PROCESS_LOG_PATH: envref_07_0006, "
+                "envref_07_0120)",
+                "official",
+            ),
+        ),
+        hints=("no space left",),
+    ),
 )

@@ -300,6 +300,8 @@ FAILURES = (
         patterns=(
             r"\[SqCqManage\]Alloc sq cq fail",
             r"ACL graph capture failed with an old Ascend HDK/CANN stack",
+            # torch_npu's capture call failing with 207005 (resource allocation), its other form
+            r"AclmdlRICaptureBegin\([^)\n]{0,80}\), error code is 207005",
         ),
         codes=(),
         meaning="the runtime could not set up a stream's submission/completion queues while "
@@ -321,8 +323,9 @@ FAILURES = (
             ),
             Source("https://github.com/vllm-project/vllm-ascend/pull/10555", "maintainer"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/8393", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/11990", "report"),
         ),
-        hints=("fail",),
+        hints=("fail", "error"),
     ),
     Failure(
         id="driver-firmware-mismatch",

@@ -436,6 +436,6 @@ FAILURES = (
         "without a device-IP rank table (msrun / torchrun set up the ranks themselves)",
         confirm="npu.driver",
         sources=(Source("https://github.com/mindspore-ai/mindspore/issues/252", "report"),),
-        hints=("not found",),
+        hints=("hccn_tool",),
     ),
 )

@@ -23,17 +23,22 @@ from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
-ANSI = re.compile(rb"\x1b\[[0-9;?]{0,32}[A-Za-z]")
+ANSI = re.compile(rb"\x1b(?:\[[0-9;?]{0,32}[A-Za-z]|\([A-Z0-9])")  # and tput's charset "\x1b(B"
 # A line a logger marked as no error, a code on it being a mention: its level at its start,
 # after a process or rank prefix ("[INFO] GE(...)", "(Worker pid=1) INFO 12-23 ...",
 # "[rank0]: DEBUG ..."), or a JSON record's own "level". WARNING is not such a mark (warnings
 # report codes), and an error mark before the code wins ("INFO rank0: [ERROR] ...", a
 # launcher's INFO line that relays a child's "RuntimeError: EZ1001").
 QUIET_LEVEL = re.compile(
-    r"^\s*(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,3}"
-    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)\s)"
+    # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
+    r"^\s*(?:\d{4}-\d\d-\d\d[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
+    r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,3}"
+    # the level: "[INFO]", "INFO ", Python's default "INFO:root:", "INFO |"; glog's "I0501 "
+    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d)"
 )
-QUIET_RECORD = re.compile(r"^\s*\{[^\n]{0,4000}?\"level\"\s?:\s?\"(?i:info|debug|trace)\"")
+QUIET_RECORD = re.compile(
+    r"^\s*\{[^\n]{0,4000}?\"(?:level|levelname|severity)\"\s?:\s?\"(?i:info|debug|trace)\""
+)
 # A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
 # it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
 # launcher relaying a traceback as one string).
@@ -46,7 +51,7 @@ _PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_ESCAPED = re.compile(r"\\(?:(['\"])|u([0-9a-fA-F]{4}))")
+_ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
 ERROR_MARK = re.compile(r"\berror|\bfail|Error\b", re.IGNORECASE)
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
@@ -207,6 +212,7 @@ class Scanner:
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
     _candidates: dict[tuple[bytes, ...], tuple[Failure, ...]] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
+    _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
     # short lines read, and what they gave: a flood of one line is read once
@@ -240,6 +246,11 @@ class Scanner:
             shorter = [h for h in (*words, *shared) if h != hint and h in hint]
             word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
             self._passes[word] = (*self._passes.get(word, ()), hint)
+        self._shared = {
+            w: re.compile(b"|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True)))
+            for w, keys in self._passes.items()
+            if w not in keys
+        }
 
     @property
     def passes(self) -> int:
@@ -287,7 +298,7 @@ class Scanner:
         return True
 
     def _feed(self, data: bytes, name: str, first_line: int, screen: bool) -> None:
-        if b"\x1b[" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
+        if b"\x1b" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
@@ -297,15 +308,26 @@ class Scanner:
         # after the line: linear.
         spans: dict[int, tuple[int, int, int, set[bytes]]] = {}
 
-        def add(at: int, hint: bytes) -> int:
+        def add(at: int, word: bytes) -> int:
             start, end = _line_at(data, at)
+            # a word several keys share ("not ") stands in many lines that hold none of them:
+            # such a line is passed over here, before it is decoded; on a long line each key
+            # it holds is read where that key stands, not where the word first stands
+            keys = None
+            finder = self._shared.get(word)
+            if finder is not None:
+                keys = tuple(dict.fromkeys(m.group(0) for m in finder.finditer(low, start, end)))
+                if not keys:
+                    return end
             if end - start <= 2 * WINDOW:
-                spans.setdefault(start, (start, end, start + WINDOW, set()))[3].add(hint)
+                spans.setdefault(start, (start, end, start + WINDOW, set()))[3].add(word)
                 return end
-            spans.setdefault(at, (start, end, at, set()))[3].add(hint)
-            tail = last_hit(hint, at + WINDOW, end)
-            if tail >= 0:
-                spans.setdefault(tail, (start, end, tail, set()))[3].add(hint)
+            for key in keys or (word,):
+                first = at if keys is None else low.find(key, start, end)
+                spans.setdefault(first, (start, end, first, set()))[3].add(word)
+                tail = last_hit(key, first + WINDOW, end)
+                if tail >= 0:
+                    spans.setdefault(tail, (start, end, tail, set()))[3].add(word)
             return end
 
         def last_hit(hint: bytes, lo: int, hi: int) -> int:
@@ -544,7 +566,9 @@ def scan_lines(
     catalogue: Optional[tuple[Failure, ...]] = None,
     heed_levels: bool = True,
 ) -> list[Hit]:
-    """The known failures in ``lines`` (one text, named ``name`` in the hits' positions)."""
+    """The known failures in ``lines`` (one text, named ``name`` in the hits' positions). A
+    text is split at "\\n" as a file is (``str.splitlines`` also splits at form feeds and
+    U+2028, which a log's lines may hold)."""
     scanner = Scanner(catalogue or (), heed_levels=heed_levels)
     scanner.feed_lines(lines, name)
     return scanner.hits()

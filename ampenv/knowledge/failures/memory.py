@@ -127,7 +127,10 @@ FAILURES = (
         id="kv-cache-no-room",
         mode="device-memory",
         component="vllm",
-        patterns=(r"Available KV cache memory: -\d",),
+        patterns=(
+            r"Available KV cache memory: -\d",
+            r"No available memory for the cache blocks",
+        ),
         codes=(),
         meaning="an inference engine (vLLM) found no room for its KV cache at start-up: the "
         "weights and warm-up take all of the device memory it may use (--gpu-memory-"
@@ -144,13 +147,19 @@ FAILURES = (
         confirm="npu.devices",
         sources=(
             Source(
-                "vllm-project/vllm: the engine's own ValueError after that line (No available "
-                "memory for the cache blocks. Try increasing `gpu_memory_utilization`)",
+                "vllm-project/vllm vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory "
+                "(No available memory for the cache blocks. Try increasing "
+                "`gpu_memory_utilization`)",
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/9372", "report"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/5707 (a second instance on "
+                "the same device)",
+                "report",
+            ),
         ),
-        hints=("kv cache memory",),
+        hints=("kv cache memory", "error"),
     ),
     Failure(
         id="sdma-error",

@@ -54,7 +54,9 @@ def code_hints(*hints: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*hints, *CODE_HINTS)))
 
 
-_RESHAPED = re.compile(r"[:,'\"&<>\\]")
+# What a page, a JSON string or an input method may write otherwise: any punctuation (HTML
+# entities, escapes, full-width forms such as "（" and "：").
+_RESHAPED = re.compile(r"[^a-z0-9_ ]")
 
 # Every numeric code is six digits: a line without a run of six holds none, and the patterns
 # built on CODE_CONTEXT (the costly ones, with its look-ahead) need not be tried on it.
@@ -190,8 +192,8 @@ class Failure:
         if self.anchor:
             return self.hints
         texts = (required_text(p) for p in self.patterns if not holds_one(p, self.hints))
-        # the key is looked for in the text as pasted: its longest piece without a character a
-        # page, a JSON string or an input method writes otherwise (": " as "：", "'" as "’")
+        # the key is looked for in the text as pasted: its longest piece of letters, digits
+        # and spaces (": " may be "：", "(" "（", "'" "’" or "&#39;")
         pieces = (max(_RESHAPED.split(t), key=len).strip() for t in texts)
         return tuple(dict.fromkeys((*self.hints, *(t for t in pieces if " " in t))))
 
