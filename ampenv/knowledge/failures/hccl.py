@@ -339,7 +339,7 @@ FAILURES = (
         component="hccl",
         patterns=(
             r"hccl fftsplus (?:task )?timeout",
-            r"reason=\[?task timeout\b",
+            r"\brt\w{2,40} execut(?:e|ion) failed, reason=\[?task timeout\b",
             code("107020"),
             # the device's own report: a stream waited for an event no one recorded
             r"event wait timeout occurred during task execution",
