@@ -272,6 +272,35 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
+        id="aclnn-call-inner-error",
+        mode="cann-pairing",
+        component="aclnn",
+        patterns=(r"\bCall aclnn\w{1,80} failed, detail: ?E[0-9A-Z]9999: Inner Error",),
+        codes=(),
+        meaning="a framework's call of an aclnn operator failed and CANN reported only an inner "
+        "error: the operator's own reason, if any, is in the lines after it or in the plog",
+        causes=(
+            "CANN and its kernels package from a release the framework (torch_npu, MindSpore, "
+            "vLLM's plugin) is not paired with (the vLLM-MindSpore FAQ's cause for "
+            "aclnnNonzeroV2's E39999)",
+            "an input the operator does not take on this chip (dtype, shape): the lines after "
+            "it name it",
+        ),
+        fix="check the pairing first: `ampenv doctor --only python.stack,cann.toolkit`; install "
+        "the CANN and kernels release the framework's release notes pair with it; if they "
+        "pair, read the lines after it and the plog for the operator's reason",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "mindspore-ai/docs docs/vllm_mindspore/docs/source_zh_cn/faqs/faqs.md"
+                "@9e844dc65dc5ef4381574e8b6ec2f93f9681f720",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+        rank=CLASS,
+    ),
+    Failure(
         id="aclnn-inner-error",
         mode="cann-pairing",
         component="aclnn",
