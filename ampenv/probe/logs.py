@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import BinaryIO, Optional
 
 from ampenv.knowledge.failures import Hit, Scanner
@@ -285,7 +286,8 @@ def scan(
     key = ("logscan", tuple(log_roots), tuple(named), tail_mb, max_age_days)
 
     def run() -> LogScan:
-        result, scanner = LogScan(), Scanner()
+        # the scanner (its catalogue's keys read from the patterns) is built for a first text
+        result, scanner = LogScan(), lru_cache(maxsize=None)(Scanner)
         deadline = time.monotonic() + BUDGET_S
         # A stream read to its end takes its time (a gzip inflated, a pipe): reading stops
         # earlier than scanning, so what was read is still scanned.
@@ -300,7 +302,7 @@ def scan(
                 continue
             result.files.append(path)
             result.mtimes[path] = mtime
-            if not scanner.feed_text(text, path, deadline=deadline):
+            if not scanner().feed_text(text, path, deadline=deadline):
                 result.stopped.append(path)
         for path in dict.fromkeys(p if p == STDIN else os.path.abspath(p) for p in named):
             if time.monotonic() > deadline:
@@ -322,10 +324,10 @@ def scan(
             result.files.append(name)
             result.mtimes[name] = read.mtime
             data = _from_whole_line(read.data, read.cut)
-            if not scanner.feed_bytes(data, name, deadline=deadline) and not read.stopped:
+            if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
                 result.stopped.append(name)
-        result.hits = scanner.hits()
-        result.undecoded = scanner.undecoded
+        if result.files:
+            result.hits, result.undecoded = scanner().hits(), scanner().undecoded
         return result
 
     return probe.fact(key, run)

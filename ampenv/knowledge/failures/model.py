@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Callable, Optional
 
 # The failure modes a node validator tells apart.
@@ -72,8 +72,10 @@ def _parser():  # type: ignore[no-untyped-def]
     return parser
 
 
+@lru_cache(maxsize=None)
 def _tree(pattern: str) -> Optional[list]:
-    """The parser's tree of ``pattern``, None where the parser refuses it."""
+    """The parser's tree of ``pattern``, None where the parser refuses it (parsed once: the
+    prefilter's keys and each pattern's required text read the same tree)."""
     try:
         return list(_parser().parse(pattern, re.IGNORECASE | re.ASCII))
     except Exception:
