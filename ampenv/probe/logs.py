@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import BinaryIO, Optional
 
 from ampenv.knowledge.failures import Hit, Scanner
@@ -287,7 +287,7 @@ def scan(
 
     def run() -> LogScan:
         # the scanner (its catalogue's keys read from the patterns) is built for a first text
-        result, scanner = LogScan(), lru_cache(maxsize=None)(Scanner)
+        result, scanner = LogScan(), cache(Scanner)
         deadline = time.monotonic() + BUDGET_S
         # A stream read to its end takes its time (a gzip inflated, a pipe): reading stops
         # earlier than scanning, so what was read is still scanned.

@@ -181,7 +181,8 @@ FAILURES = (
         codes=("507048",),
         meaning="an internal runtime task timed out; no source pins one cause",
         causes=("a hung kernel or collective before it (look earlier in the plog)",),
-        fix=PLOG,
+        fix=PLOG + "; in a job of several ranks, the rank that failed first (the earliest error "
+        "across the ranks' plogs) holds the cause",
         confirm=None,
         sources=(
             Source(CODES_H + " (507048)", "official"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cache, cached_property
 from typing import Callable, Optional
 
 # The failure modes a node validator tells apart.
@@ -72,7 +72,7 @@ def _parser():  # type: ignore[no-untyped-def]
     return parser
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tree(pattern: str) -> Optional[list]:
     """The parser's tree of ``pattern``, None where the parser refuses it (parsed once: the
     prefilter's keys and each pattern's required text read the same tree)."""

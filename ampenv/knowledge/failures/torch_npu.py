@@ -299,6 +299,7 @@ FAILURES = (
             r"check if the opp_kernel package is instal",
             r"\bopp[_ ]kernels?\b[^\n]{0,30}\bnot installed",
             r"\bOp \w{1,80} does not ha(?:s|ve) any binary",
+            r"Do not find tiling func of \w{1,80}",
             r"Cannot parse json for config file \[[^\]\n]{0,300}/kernel/config/",
         ),
         codes=(),
@@ -403,6 +404,8 @@ FAILURES = (
             r"for the --target option: Cannot find option named '?Ascend\w{1,20}",
             # CANN's opbuild (a custom-op package's build) not knowing the SoC
             r"Invalid socVersion \w{3,30}",
+            # CANN's Ascend C kernel build (a project building its own kernels) not knowing it
+            r"SOC_VERSION \w{1,40} does not support, the support list is",
         ),
         codes=(),
         meaning="CANN could not load the platform description of this chip (the SocVersion the "
