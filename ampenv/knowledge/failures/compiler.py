@@ -16,6 +16,9 @@ FAILURES = (
             r"not implemented for DT_B?FLOAT16\b",
             r"bfloat16 of tbe\.[\w.]{1,80} is not supported",
             r"dtype or format is not supported, get io input info is[^\n]{0,300}\bDT_BFLOAT16\b",
+            # an op store without the operator in this dtype and format (bfloat16 on 310P)
+            r"\bEZ3002\b[^\n]{0,600}format and dtype is not precisely equivalent to format and "
+            r"dtype in op information library",
         ),
         codes=("EZ1001",),
         narrower=True,  # EZ1001: any parameter an aclnn API rejects
@@ -38,6 +41,11 @@ FAILURES = (
             Source("https://github.com/shirwy/vllm-ascend-910a/issues/4", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/12907", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/6490 (310P)", "report"),
+            Source(
+                "https://github.com/InternLM/lmdeploy/issues/4272 (EZ3002 TransData on 310P: "
+                "--dtype float16)",
+                "maintainer",
+            ),
             Source(FACTS + " §5 (dtype support per chip)", "official"),
         ),
         hints=("not implemented", "not support"),
