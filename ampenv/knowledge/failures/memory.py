@@ -311,17 +311,28 @@ FAILURES = (
         id="vllm-camem-missing",
         mode="allocator",
         component="vllm-ascend",
-        patterns=(r"camem allocator is not available",),
+        patterns=(
+            r"camem allocator is not available",
+            # the extension itself failing to load (its kernels library never built)
+            r"Failed to import vllm_ascend_C\b",
+        ),
         codes=(),
-        meaning="vLLM's sleep mode needs vllm-ascend's CaMem allocator, which lives in its "
-        "compiled extension (vllm_ascend_C): this vllm-ascend was installed without it",
-        causes=("vllm-ascend built or installed without its custom kernels",),
+        meaning="vllm-ascend's compiled extension (vllm_ascend_C, with its kernels library) is "
+        "missing or does not load: this vllm-ascend was installed without it; vLLM's sleep mode "
+        "needs the CaMem allocator it holds",
+        causes=(
+            "vllm-ascend built or installed without its custom kernels (an editable install "
+            "whose build skipped them)",
+        ),
         fix="reinstall vllm-ascend with its extension built (from source: export "
         "COMPILE_CUSTOM_KERNELS=1 before pip install; or the release wheel, which has it), or "
         "run without enable_sleep_mode",
         confirm=None,
-        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/556", "report"),),
-        hints=("camem",),
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/556", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1114", "maintainer"),
+        ),
+        hints=("camem", "fail"),
     ),
     Failure(
         id="sleep-mode-expandable-segments",
