@@ -333,3 +333,41 @@ def test_a_message_is_found_through_full_width_brackets_escaped_slashes_and_tput
     line: str, entry: str
 ) -> None:
     assert entry in found(line)
+
+
+@pytest.mark.parametrize(
+    ("line", "entry"),
+    [
+        # a relayed plog line under a quiet prefix: its own level mark wins
+        ("INFO rank0: [ERROR] RUNTIME(1234,python):2024-05-01 kernel launch failed", "plog-error"),
+        ("2024-05-01 12:00:00,123 - INFO - [ERROR] RUNTIME(1234,python):2024 launch failed",
+         "plog-error"),
+        ("2024-05-01 12:00:00,123 - INFO - rank 3 raised Exception: EE1001: The argument is "
+         "invalid", "cann-error-code"),
+        ('{"level":"fatal","msg":"EE1001: The argument is invalid","src":{"level":"info"}}',
+         "cann-error-code"),
+        # the extension failing for another library's sake is that library's failure
+        ("WARNING Failed to import vllm_ascend_C:libatb.so: cannot open shared object file: No "
+         "such file or directory", "nnal-not-sourced"),
+        ("OSError: [Errno 28] No space left on device", "disk-full"),
+    ],
+)
+def test_the_red_teams_second_pass_cases_are_found(line: str, entry: str) -> None:
+    assert entry in found(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "grep 'No space left on device' /var/log/syslog",
+        "DEBUG 01-01 Failed to import vllm_ascend_C (optional)",
+        "WARNING Failed to import vllm_ascend_C:libatb.so: cannot open shared object file",
+    ],
+)
+def test_the_red_teams_second_pass_mentions_stay_silent_or_name_the_library(line: str) -> None:
+    assert "disk-full" not in found(line) and "vllm-camem-missing" not in found(line)
+
+
+def test_lines_with_and_without_their_ends_are_each_a_line() -> None:
+    hits = scan_lines(["Traceback:\n", "INFO step 3", "EE1001: The argument is invalid"], "x")
+    assert [(h.failure.family, h.first) for h in hits] == [("cann-error-code", "x:3")]

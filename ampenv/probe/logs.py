@@ -304,7 +304,14 @@ def scan(
             result.mtimes[path] = mtime
             if not scanner().feed_text(text, path, deadline=deadline):
                 result.stopped.append(path)
-        for path in dict.fromkeys(p if p == STDIN else os.path.abspath(p) for p in named):
+        # a file named twice (once through a symlink) is read once, under its first name
+        paths: dict[str, str] = {}
+        for p in named:
+            if p == STDIN:
+                paths.setdefault(p, p)
+            else:
+                paths.setdefault(os.path.realpath(p), os.path.abspath(p))
+        for path in paths.values():
             if time.monotonic() > deadline:
                 result.unread += 1
                 continue

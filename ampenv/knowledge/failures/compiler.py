@@ -16,9 +16,6 @@ FAILURES = (
             r"not implemented for DT_B?FLOAT16\b",
             r"bfloat16 of tbe\.[\w.]{1,80} is not supported",
             r"dtype or format is not supported, get io input info is[^\n]{0,300}\bDT_BFLOAT16\b",
-            # an op store without the operator in this dtype and format (bfloat16 on 310P)
-            r"\bEZ3002\b[^\n]{0,600}format and dtype is not precisely equivalent to format and "
-            r"dtype in op information library",
         ),
         codes=("EZ1001",),
         narrower=True,  # EZ1001: any parameter an aclnn API rejects
@@ -41,11 +38,6 @@ FAILURES = (
             Source("https://github.com/shirwy/vllm-ascend-910a/issues/4", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/12907", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/6490 (310P)", "report"),
-            Source(
-                "https://github.com/InternLM/lmdeploy/issues/4272 (EZ3002 TransData on 310P: "
-                "--dtype float16)",
-                "maintainer",
-            ),
             Source(FACTS + " §5 (dtype support per chip)", "official"),
         ),
         hints=("not implemented", "not support"),
@@ -386,7 +378,9 @@ FAILURES = (
         id="disk-full",
         mode="compile-cache",
         component="filesystem",
-        patterns=(r"No space left on device",),
+        # on an error's line: a write that failed, Python's errno 28 (not a grep or a quote)
+        patterns=(r"(?i:errno 28|error|fail|unable to write|cannot write)[^\n]{0,300}"
+                  r"No space left on device",),
         codes=(),
         meaning="a filesystem the job writes to is full: CANN writes its operator compile "
         "caches, kernel_meta, knowledge bases and logs to disk as it starts and compiles",
@@ -394,9 +388,11 @@ FAILURES = (
             "the home or /tmp filesystem full of old compile caches, dumps and plogs",
             "checkpoints or datasets filling the disk the caches share",
         ),
-        fix="df -h ~ /tmp $ASCEND_CACHE_PATH; free space: `ampenv clean` (stale compile caches "
-        "and old logs), old checkpoints, ~/ascend/log; or point ASCEND_CACHE_PATH (compile "
-        "cache) and ASCEND_PROCESS_LOG_PATH (logs) at a disk with room",
+        fix="df -h ~ /tmp /dev/shm $ASCEND_CACHE_PATH (and df -i: millions of small cache files "
+        "exhaust inodes first); free space: `ampenv clean` (stale compile caches and old logs), "
+        "old checkpoints, ~/ascend/log; or point ASCEND_CACHE_PATH (compile cache) and "
+        "ASCEND_PROCESS_LOG_PATH (logs) at a disk with room; a write under /dev/shm (torch's "
+        "shared memory) is the container's --shm-size",
         confirm="cache.stale",
         sources=(
             Source("https://github.com/hiyouga/LlamaFactory/issues/6309", "report"),

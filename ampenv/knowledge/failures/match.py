@@ -23,7 +23,8 @@ from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
-ANSI = re.compile(rb"\x1b(?:\[[0-9;?]{0,32}[A-Za-z]|\([A-Z0-9])")  # and tput's charset "\x1b(B"
+# and the charset selections tput writes ("\x1b(B", "\x1b)0")
+ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
 # A line a logger marked as no error, a code on it being a mention: its level at its start,
 # after a process or rank prefix ("[INFO] GE(...)", "(Worker pid=1) INFO 12-23 ...",
 # "[rank0]: DEBUG ..."), or a JSON record's own "level". WARNING is not such a mark (warnings
@@ -31,7 +32,7 @@ ANSI = re.compile(rb"\x1b(?:\[[0-9;?]{0,32}[A-Za-z]|\([A-Z0-9])")  # and tput's 
 # launcher's INFO line that relays a child's "RuntimeError: EZ1001").
 QUIET_LEVEL = re.compile(
     # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
-    r"^\s*(?:\d{4}-\d\d-\d\d[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
+    r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
     r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,3}"
     # the level: "[INFO]", "INFO ", Python's default "INFO:root:", "INFO |"; glog's "I0501 "
     r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d)"
@@ -52,7 +53,9 @@ _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: 
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
-ERROR_MARK = re.compile(r"\berror|\bfail|Error\b", re.IGNORECASE)
+ERROR_MARK = re.compile(
+    r"\berror|\bfail|Error\b|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b", re.IGNORECASE
+)
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
@@ -492,9 +495,9 @@ class Scanner:
             if not batch:
                 return
             whole = whole and len(batch) < BATCH_LINES
-            # File iteration keeps the line ends, splitlines() drops them.
-            joiner = "" if batch[0].endswith("\n") else "\n"
-            data = joiner.join(batch).encode("utf-8", "surrogatepass")
+            # File iteration keeps the line ends, splitlines() drops them; a list may mix both.
+            text = "".join(line if line.endswith("\n") else line + "\n" for line in batch)
+            data = text.encode("utf-8", "surrogatepass")
             self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
             first += len(batch)
 
@@ -506,7 +509,8 @@ class Scanner:
         m = failure.search(line, digits, lowered)
         if m is None or failure.decode is None:
             return None if m is None else (failure, m)
-        if self.heed_levels and _quiet(line, m.start()):
+        # an error mark before the code counts, the family's own context included
+        if self.heed_levels and _quiet(line, m.end("code")):
             return None
         key = (failure.id, m.group("code"))
         decoded = self._decoded.get(key)

@@ -313,8 +313,9 @@ FAILURES = (
         component="vllm-ascend",
         patterns=(
             r"camem allocator is not available",
-            # the extension itself failing to load (its kernels library never built)
-            r"Failed to import vllm_ascend_C\b",
+            # the extension failing to load because its own kernels library was never built
+            # (another library it names is that library's failure, not this one)
+            r"Failed to import vllm_ascend_C: ?libvllm_ascend_kernels\.so",
         ),
         codes=(),
         meaning="vllm-ascend's compiled extension (vllm_ascend_C, with its kernels library) is "
@@ -332,7 +333,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/556", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1114", "maintainer"),
         ),
-        hints=("camem", "fail"),
+        hints=("camem",),
     ),
     Failure(
         id="sleep-mode-expandable-segments",
