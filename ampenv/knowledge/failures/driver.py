@@ -294,26 +294,28 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
-        id="graph-capture-old-hdk",
+        id="graph-capture-resources",
         mode="driver",
-        component="driver",
+        component="runtime",
         patterns=(
             r"\[SqCqManage\]Alloc sq cq fail",
             r"ACL graph capture failed with an old Ascend HDK/CANN stack",
-            # torch_npu's capture call failing with 207005 (resource allocation), its other form
+            # torch_npu's capture call failing with 207005 (resource allocation)
             r"AclmdlRICaptureBegin\([^)\n]{0,80}\), error code is 207005",
         ),
         codes=(),
-        meaning="the runtime could not set up a stream's submission/completion queues while "
-        "capturing an ACL graph (torch.npu.graph, vLLM's graph mode): vllm-ascend reads this "
-        "as the signature of an HDK and CANN too old for graph capture",
+        meaning="capturing an ACL graph (torch.npu.graph, vLLM's graph mode) could not get the "
+        "streams and their submission/completion queues it needs",
         causes=(
-            "HDK (driver and firmware) older than 25.5.1, or a CANN not matching it",
-            "more captured graphs (streams) than the device has queues for",
+            "more captured graphs (streams) than the device has queues for: many capture sizes, "
+            "or several engines sharing one device (vllm-ascend's own advice: fewer sizes)",
+            "with 'Alloc sq cq fail': an HDK older than 25.5.1 or a CANN not matching it "
+            "(vllm-ascend reads that line as this signature)",
         ),
-        fix="upgrade the HDK to 25.5.1 or later with the CANN release paired with it (`ampenv "
-        "doctor --only npu.driver`); meanwhile capture fewer sizes (vLLM: a smaller "
-        "max_cudagraph_capture_size) or run without graph mode (--enforce-eager)",
+        fix="capture fewer sizes (vLLM: compilation_config cudagraph_capture_sizes, a smaller "
+        "max_cudagraph_capture_size, or full-graph mode), one engine per device, or run without "
+        "graph mode (--enforce-eager); where the log says 'Alloc sq cq fail', upgrade the HDK to "
+        "25.5.1 or later with its paired CANN (`ampenv doctor --only npu.driver`)",
         confirm="npu.driver",
         sources=(
             Source(
@@ -324,6 +326,11 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/pull/10555", "maintainer"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/8393", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/11990", "report"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/5650 (several models on one "
+                "NPU: fewer capture sizes)",
+                "report",
+            ),
         ),
         hints=("fail", "error"),
     ),
