@@ -4,7 +4,7 @@ The text is a training log as CANN and torch_npu write it: INFO/DEBUG plog lines
 progress lines (with step counters and pids that hold the digits of error codes) and, once per
 MiB, a few real error lines from tests/fixtures/logs. The bytes path is what a logs check uses on
 a file's tail; the lines path is ``scan_lines`` on the same text.
-Usage: python benchmarks/bench_failures.py [-n 5] [--mib 64] [--kind typical|noisy]
+Usage: python benchmarks/bench_failures.py [-n 5] [--mib 64] [--kind typical|noisy|unknown]
 """
 
 from __future__ import annotations
@@ -40,11 +40,24 @@ NOISY = (
     "[stderr] ok\n"
     "2025-04-08T18:07:20Z stderr F [INFO] result of step 107001: loss 1.2345\n"
 )
-KINDS = {"typical": TYPICAL, "noisy": NOISY}
+# Errors no entry knows, each line other than the last (its numbers differ): nothing is
+# remembered from a line before, every line is read to its end (Fault-Diag's rules included).
+UNKNOWN = (
+    "[ERROR] step {0}: worker {1} failed to fetch shard {0}: connection reset by peer "
+    "(attempt {1}, error 0x{0:x})\n"
+)
+KINDS = {"typical": TYPICAL, "noisy": NOISY, "unknown": UNKNOWN}
 
 
 def make_text(mib: int, kind: str = "typical") -> bytes:
     filler = KINDS[kind]
+    if kind == "unknown":
+        lines, size, i = [], 0, 0
+        while size < mib * 1024 * 1024:
+            lines.append(filler.format(i, i % 7))
+            size += len(lines[-1])
+            i += 1
+        return "".join(lines).encode()
     block = filler * (1024 * 1024 // len(filler)) + ERRORS
     return (block * mib).encode()
 

@@ -64,4 +64,5 @@ def test_a_non_editable_install_finds_every_builtin_check(tmp_path):
     for stem in BUILTIN:
         assert f"builtin:{stem}.py" in listing
     assert (site / "ampenv" / "report" / "report.schema.json").is_file()
-    assert (site / "ampenv" / "knowledge" / "failures" / "cann_error_codes.json").is_file()
+    for table in ("cann_error_codes.json", "installs.json", "faultdiag.json"):
+        assert (site / "ampenv" / "knowledge" / "failures" / table).is_file()

@@ -29,7 +29,9 @@ def markdown() -> str:
         "|---|---|---|---|---|---|",
     ]
     for f in sorted(CATALOGUE, key=lambda f: (MODES.index(f.mode), f.rank, f.id)):
-        codes = ", ".join(f"`{c}`" for c in f.codes) or ("(its table)" if f.decode else "(text)")
+        # a family decodes its table's codes, or (no patterns of its own) reads by its rules
+        table = f.decode or not f.patterns
+        codes = ", ".join(f"`{c}`" for c in f.codes) or ("(its table)" if table else "(text)")
         lines.append(
             f"| `{f.id}` | {codes} | {f.mode} | {_cell(f.meaning)} | {_cell(f.fix)} "
             f"| {f'`{f.confirm}`' if f.confirm else ''} |"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures import codes, plog
+from ampenv.knowledge.failures import codes, faultdiag, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
@@ -45,7 +45,8 @@ def explain(query: str) -> list[Failure]:
     q = query.strip()
     if q in BY_ID:
         return [BY_ID[q]]
-    decoded = codes.by_id(q) or plog.by_id(q)  # an id a scan reported for a decoded code
+    # an id a scan reported for a decoded code, or a Fault-Diag rule's own id
+    decoded = codes.by_id(q) or plog.by_id(q) or faultdiag.by_id(q)
     if decoded is not None:
         return [decoded]
     if _CODE.match(q):

@@ -142,6 +142,39 @@ FAILURES = (
         hints=code_hints("exception", "abnormal", "error", "fail", "timeout"),
     ),
     Failure(
+        id="aicpu-getnext-timeout",
+        mode="core-exception",
+        component="aicpu",
+        # "Aicpu kernel execute failed, device_id=0, ..., fault op_name=aicpu_getnext_..."
+        patterns=(r"\bfailed\b[^\n]{0,200}\bop_name=[^\n]{0,40}getnext",),
+        codes=(),
+        meaning="the dataset iterator (GetNext, an AI CPU operator in data-sink mode) timed out: "
+        "the host's input pipeline did not deliver the next batch in time",
+        causes=(
+            "host-side preprocessing too slow for the device (a Python generator, image "
+            "decoding, too few workers)",
+            "the dataset's source stalled or ran dry (a network store, a generator that hangs)",
+            "an operator timeout shorter than a slow but legitimate first batch",
+        ),
+        fix="make the input pipeline keep up: more parallel workers and prefetch, cache or "
+        "preprocess offline, check that the dataset's source answers; only then raise the "
+        "operator timeout (the TensorFlow adapter's OpExecuteTimeOut)",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/TensorFlowCommercial/800/"
+                "migration/tfmigr1/tfmigr1_000142.html",
+                "official",
+            ),
+            Source(
+                "https://hiascend.com/doc_center/source/zh/canncommercial/63RC2/"
+                "troublemanagement/troubleshooting/troubleshooting_0136.html",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="aicpu-exception",
         mode="core-exception",
         component="aicpu",

@@ -7,6 +7,7 @@ from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
+from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
@@ -31,5 +32,6 @@ CATALOGUE: tuple[Failure, ...] = (
     *installs({f.id: f for f in NAMED}),
     *families({c.upper(): f for f in NAMED if not f.narrower for c in f.codes}),
     PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
+    FAULT_DIAG,  # a line Fault-Diag's rules read that nothing above explains (the scanner asks)
 )
 BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

@@ -20,6 +20,8 @@ from typing import Optional
 from unicodedata import east_asian_width
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
+from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, rule_failure
+from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
@@ -226,10 +228,12 @@ class Scanner:
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
+    _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
 
     def __post_init__(self) -> None:
         if not self.catalogue:
             self.catalogue = CATALOGUE
+        self._fault_diag = any(f is FAULT_DIAG for f in self.catalogue)
         self._order = {id(f): i for i, f in enumerate(self.catalogue)}
         by_hint: dict[bytes, list[Failure]] = {}
         for failure in self.catalogue:
@@ -453,7 +457,21 @@ class Scanner:
                     else m.group(0)
                 )
                 found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end()), key))
+        if self._fault_diag and all(f.rank == GENERIC for f, *_ in found):
+            # Fault-Diag reads a line nothing explains but a follow-up; before the follow-up,
+            # which then adds nothing (a plog module's reading is less than a rule's)
+            found[:0] = self._fault_diag_reading(line)
         return tuple(found)
+
+    def _fault_diag_reading(self, line: str) -> list[tuple[Failure, str, str, str]]:
+        """The most specific rule ``line`` shows, unless a logger marked it INFO/DEBUG with no
+        error mark before the rule's first keyword (as a code is a mention there)."""
+        for rule_id, start, end in fault_diag_read(line)[:1]:
+            failure = rule_failure(rule_id)
+            if failure is not None and not (self.heed_levels and _quiet(line, start)):
+                said = line[start:end]
+                return [(failure, said[:EXCERPT], _trim(line, start, end), said)]
+        return []
 
     def _mention(
         self, failure: Failure, held: tuple[bytes, ...], line: str, m: re.Match[str]
