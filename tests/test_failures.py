@@ -519,6 +519,10 @@ def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
         "https://www.hiascend.com/document/redirect/EI0006: docs link",
         "See https://gitee.com/ascend/docs/issues/EI0014: resolved",
         "INFO 12-23 02:13:21 [loader.py:36] known codes EI0014: ranktable",
+        # logfmt (logrus, Go services beside a job) and pino's numeric levels
+        'time="2024-05-01T12:00:00Z" level=info msg="EI0006: retry policy set"',
+        'level=debug component=hccl msg="EL0004 handled"',
+        '{"level":30,"time":1714560000000,"msg":"EI0006: retry policy"}',
     ],
 )
 def test_a_code_mentioned_in_an_info_line_a_url_or_a_record_is_not_a_failure(line: str) -> None:
@@ -552,6 +556,10 @@ def test_a_progress_bar_log_scans_in_linear_time_and_its_last_line_is_read() -> 
         "[2024-01-01 00:00:00,000] [INFO] [launch.py:347:main] RuntimeError: EZ1001: the input is "
         "invalid",
         "[WARNING] call aclrtSynchronizeStream failed, error code is 507011",
+        'time="2024-05-01T12:00:00Z" level=error msg="RuntimeError: EZ1001: input invalid"',
+        'level=info msg="job failed: RuntimeError: EZ1001: the input is invalid"',
+        '{"level":50,"msg":"RuntimeError: EZ1001: the input is invalid"}',
+        '{"level":30.5,"msg":"RuntimeError: EZ1001: the input is invalid"}',
     ],
 )
 def test_an_error_mark_or_a_warning_keeps_a_code_a_failure(line: str) -> None:

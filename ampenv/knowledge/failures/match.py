@@ -36,11 +36,15 @@ QUIET_LEVEL = re.compile(
     # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
     r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
     r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,3}"
-    # the level: "[INFO]", "INFO ", Python's default "INFO:root:", "INFO |"; glog's "I0501 "
-    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d)"
+    # the level: "[INFO]", "INFO ", Python's default "INFO:root:", "INFO |"; glog's "I0501 ";
+    # logfmt's "level=info" after a few fields ("time=... level=info msg=...")
+    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
+    r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?(?i:info|debug|trace)\b)"
 )
+# a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info)
 QUIET_RECORD = re.compile(
-    r"^\s*\{[^\n]{0,4000}?\"(?:level|levelname|severity)\"\s?:\s?\"(?i:info|debug|trace)\""
+    r"^\s*\{[^\n]{0,4000}?\"(?:level|levelname|severity)\"\s?:\s?"
+    r"(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
 )
 # A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
 # it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
