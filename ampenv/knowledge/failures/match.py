@@ -219,7 +219,11 @@ class Scanner:
     # that hold its word ("err" finds "error"): pass -> the hints it finds.
     _passes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
-    _candidates: dict[tuple[bytes, ...], tuple[Failure, ...]] = field(default_factory=dict)
+    # the entries of a line's hints, and the text each pattern of theirs needs in the line:
+    # (required text, reads a numeric code, the entry's place) for the patterns that need one
+    _candidates: dict[
+        tuple[bytes, ...], tuple[tuple[Failure, ...], tuple[tuple[str, bool, int], ...]]
+    ] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
@@ -268,20 +272,32 @@ class Scanner:
         """How many times a text is searched through: once per pass word or anchor."""
         return len(self._passes)
 
-    def _entries(self, hints: tuple[bytes, ...]) -> tuple[Failure, ...]:
-        """The entries of the hints a line holds, curated ones before the families, each in
-        the catalogue's order: a code an entry matched on a line is that entry's finding, not
-        its table row's as well, and a family's line the family before it in the catalogue."""
-        found = self._candidates.get(hints)
-        if found is None:
+    def _entries(self, hints: tuple[bytes, ...], lowered: str, digits: bool) -> list[Failure]:
+        """The entries of the hints a line holds that may match it (``lowered``: the line in
+        lower case; ``digits``: it holds six digits in a row), curated ones before the
+        families, each in the catalogue's order: a code an entry matched on a line is that
+        entry's finding, not its table row's as well, and a family's line the family before it
+        in the catalogue. One pass over the needed texts of all their patterns rules most out
+        (a line of "error" and "failed" holds the hints of seventy entries)."""
+        plan = self._candidates.get(hints)
+        if plan is None:
             merged = {id(f): f for hint in hints for f in self._by_hint[hint]}
-            found = tuple(
+            entries = tuple(
                 sorted(merged.values(), key=lambda f: (f.decode is not None, self._order[id(f)]))
+            )
+            # an entry that reads the lines after its own, or a pattern that needs no text,
+            # is always tried (required text "" is in every line)
+            needs = tuple(
+                ("" if f.following else required, coded, i)
+                for i, f in enumerate(entries)
+                for _, coded, required in f._tried
             )
             if len(self._candidates) >= SEEN_LINES:  # a log of every mix of hint words
                 self._candidates.clear()
-            self._candidates[hints] = found
-        return found
+            plan = self._candidates[hints] = (entries, needs)
+        entries, needs = plan
+        alive = {i for required, coded, i in needs if (digits or not coded) and required in lowered}
+        return [f for i, f in enumerate(entries) if i in alive]
 
     def feed_bytes(
         self, data: bytes, name: str, first_line: int = 1, deadline: Optional[float] = None
@@ -445,7 +461,7 @@ class Scanner:
         line = _plain(part.decode("utf-8", "replace"))
         digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
         found = []
-        for failure in self._entries(held):
+        for failure in self._entries(held, lowered_line, digits):
             text, lowered_text = line, lowered_line
             if failure.following:  # the lines read with it are not in lowered_line
                 text, lowered_text = line + _continued(data, end, failure.following), None
