@@ -59,11 +59,21 @@ FAILURES = (
         ),
         codes=("507014", "0x25"),
         meaning="AI Core timeout: a kernel hung or ran too long (retCode=0x25)",
-        causes=("a kernel bug or an input that makes it loop", "a deadlock between kernels"),
-        fix=BLOCKING,
+        causes=(
+            "a kernel bug or an input that makes it loop",
+            "a deadlock between kernels",
+            "more work than one launch finishes in time (VisionSDK's WarpAffineHiper / "
+            "WarpPerspective on a large image: split the input into tiles)",
+        ),
+        fix=BLOCKING + "; a call given a very large input: split it into smaller calls",
         confirm=None,
         sources=(
             Source(CODES_H + " (507014)", "official"),
+            Source(
+                "Ascend/VisionSDK docs/zh/faq.md@88b2e0952fe6ea109fadaf66d2c5e650eeba5f6c "
+                "(WarpAffineHiper: Synchronize stream execution failed, Code = 507014)",
+                "official",
+            ),
             Source("https://github.com/hw-native-sys/PTOAS/pull/864", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/4972", "report"),
         ),
@@ -195,14 +205,22 @@ FAILURES = (
             "an AI CPU kernel bug",
             "an operator with no AI Core kernel for these inputs that ran on AI CPU instead "
             "(pytorch#136302: aten::isin)",
+            "the NPU still used by a previous run's processes (DrivingSDK's BEVFusion FAQ: "
+            "507018 while preprocessing, gone once they were killed)",
         ),
-        fix=BLOCKING,
+        fix=BLOCKING + "; first check `npu-smi info` for processes of an earlier run on the "
+        "device and stop them",
         confirm=None,
         sources=(
             Source(CODES_H + " (507017, 507018)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2105", "report"),
             Source("https://github.com/open-mmlab/mmcv/issues/3203", "report"),
             Source("https://github.com/pytorch/pytorch/issues/136302", "report"),
+            Source(
+                "Ascend/DrivingSDK model_examples/BEVFusion/README.md"
+                "@e667017eb751b614c128c9c81812634cae362ee4 (FAQ: error code:507018)",
+                "official",
+            ),
         ),
         hints=code_hints("exception", "abnormal", "fail", "error"),
     ),

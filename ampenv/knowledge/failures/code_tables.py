@@ -396,11 +396,6 @@ E_TABLE_SOURCE = (
 )
 E_CODES: dict[str, tuple[str, str, str]] = {
     # code: (title, cause, solution); "" where the table says N/A
-    "EI0001": (
-        "Config_Error_Invalid_Environment_Variable",
-        "an HCCL environment variable is set to an invalid value (the message names it)",
-        "set the variable to a valid value or unset it: `ampenv doctor --only env.hccl`",
-    ),
     "EI0003": (
         "Invalid_Argument_Collective_Communication_Operator",
         "a collective was called with an invalid argument",

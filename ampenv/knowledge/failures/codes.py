@@ -423,10 +423,13 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         ),
         _family(
             "hccl",
-            r"HCCL function error ?:[^\n]{0,400}?error code is:? ?(?P<code>\d{1,4})(?!\d)",
-            "an HcclResult that torch_npu reports for an HCCL call",
+            # torch_npu's report, or HCCL Test's ("hccl interface return err FILE:LINE,
+            # retcode: 7")
+            r"(?:HCCL function error ?:[^\n]{0,400}?error code is:? ?"
+            r"|hccl interface return err [^\n]{0,200}?retcode: ?)(?P<code>\d{1,4})(?!\d)",
+            "an HcclResult that torch_npu or HCCL Test reports for an HCCL call",
             "hccl",
-            ("error",),
+            ("error", "err"),
             owned_or(hccl),
             tables.HCCL_SOURCES,
         ),

@@ -9,6 +9,29 @@ FACTS = "shared/reference/ascend-facts.md"
 
 FAILURES = (
     Failure(
+        id="numpy2-incompatible",
+        mode="compile-cache",
+        component="compiler",
+        # NumPy 2.0 removed np.float_, np.int_ and kin; CANN's te/tbe (and other packages)
+        # written for 1.x fail on import, so operator compilation or generation fails
+        patterns=(r"Error\b[^\n]{0,120}was removed in the NumPy 2\.0 release",),
+        codes=(),
+        meaning="a package written for NumPy 1.x (CANN's operator compiler, te/tbe, above all) "
+        "imports under NumPy 2, which removed the names it uses",
+        causes=("NumPy 2 installed next to a CANN (or another package) not adapted to it",),
+        fix='pip install "numpy<2" (1.26) in the Python that runs CANN\'s compiler, then run '
+        "again",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/IndexSDK docs/zh/faq.md@1f2697ff803247c373f42ef866e339496017631c "
+                "(np.float_ was removed: pip3 install numpy==1.26)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="dtype-bf16-unsupported",
         mode="dtype",
         component="aicore",

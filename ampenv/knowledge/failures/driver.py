@@ -10,6 +10,44 @@ PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 
 FAILURES = (
     Failure(
+        id="docker-runtime-file-check",
+        mode="container-devices",
+        component="ascend-docker-runtime",
+        # MindCluster's file checker (mindxcheckutils): each file it runs or reads, and each
+        # directory above it, must be root's (or the caller's), not group/other-writable,
+        # without setuid/setgid: "owner not right /usr/bin/runc 1000" ("setuid not allowed" has
+        # no published example yet)
+        patterns=(
+            r"(?:fail|error)[^\n]{0,600}?\b(?:owner|write permission|permission) not right\b",
+        ),
+        codes=(),
+        meaning="Ascend Docker Runtime (or another MindCluster component) refused a file: its "
+        "owner is not root, or group/others may write it, or it is setuid/setgid; the message "
+        "names the file (and the owner's uid)",
+        causes=(
+            "a binary it hands over to (runc, the hook) or a directory above it owned by an "
+            "ordinary user, after a manual install or an unpacked tarball",
+            "group- or world-writable permissions on that file or a directory above it",
+        ),
+        fix="give the file the message names, and each directory above it, to root and take "
+        "write away from group and others: `sudo chown root:root FILE && sudo chmod go-w "
+        "FILE` (e.g. /usr/bin/runc); then start the container again",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster component/ascend-docker-runtime/mindxcheckutils/"
+                "mindxcheckutils.go@22bb3d987bc0208c3eb7395e222b661276133c58",
+                "official",
+            ),
+            Source(
+                "liguodongiot/llm-action llm-localization/ascend/FAQ.md"
+                "@923449432b6bd00674efd5965fdb70365a88ce5e (owner not right /usr/bin/runc)",
+                "report",
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
         id="dcmi-init-failed",
         mode="container-devices",
         component="dcmi",
@@ -243,6 +281,8 @@ FAILURES = (
         causes=(
             "another process holds the device's memory (EL0004 next to it)",
             "the device is faulty (dmesg: device(N) is not working)",
+            "the driver or firmware not installed properly (ais_bench's FAQ: `Failed to open "
+            "device,retCode=0x7020014`; reinstall the HDK this CANN needs and reboot)",
             "the OPP package was rejected (E30006 next to it)",
             "the driver does not match the CANN release (EL0002 'device ID is invalid' next to "
             "it, with every id)",
@@ -265,6 +305,11 @@ FAILURES = (
             Source("https://github.com/Ascend/pytorch/issues/67", "report"),
             Source("https://github.com/PaddlePaddle/Paddle/issues/68865", "maintainer"),
             Source("https://github.com/Project-HAMi/HAMi/issues/1894 (a pod's ids)", "report"),
+            Source(
+                "Ascend/tools ais-bench_workload/tool/ais_bench/FAQ.md"
+                "@9d6da90fd0d3e5d232676c7a4527f7d92ac70e5c (acl open device 0 failed)",
+                "official",
+            ),
         ),
         hints=code_hints("error", "fail"),
         rank=CLASS,
@@ -412,6 +457,9 @@ FAILURES = (
             r"Set (?:visible )?device failed, invalid device",
             # torch_npu's own check of an index against the devices it counts
             r"AssertionError: Invalid device id",
+            # the runtime's EE1001 message ("Invalid device ID 8. Set drv devId to 8. The valid
+            # device range is [0, 7).")
+            r"Invalid device ID \d{1,5}\. Set drv devId to \d{1,5}\. The valid device range is",
         ),
         codes=("107001",),
         meaning="a device id this process asked for does not exist among its visible devices",
@@ -440,6 +488,11 @@ FAILURES = (
             Source(
                 "Ascend/pytorch torch_npu/npu/__init__.py@9e73e708ab9350d203475609f36f8a43f6a0c2ab "
                 "(Invalid device id)",
+                "official",
+            ),
+            Source(
+                "hicann/runtime docs/zh/error_code_ref/RTS-Errors/EE1001-Invalid_Argument.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
                 "official",
             ),
         ),

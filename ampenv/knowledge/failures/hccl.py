@@ -17,6 +17,38 @@ CONNECT = (
 
 FAILURES = (
     Failure(
+        id="hccl-env-invalid",
+        mode="hccl",
+        component="hccl",
+        # EI0001's message; HCCL_IF_IP wants "ip[%ifname]", a port variable a number in range
+        # (the space is \s so that the message's longest fixed text, its key, is "is invalid")
+        patterns=(r"Environment\svariable \[[A-Za-z][A-Za-z0-9_]{1,60}\] is invalid",),
+        codes=("EI0001",),
+        meaning="HCCL refused an environment variable's value (the message names the variable "
+        "and the form it wants)",
+        causes=(
+            "a launcher or model script exporting a value for another host or network "
+            "(DrivingSDK's BEVFusion env_npu.sh: HCCL_IF_IP)",
+            "a typo or a value out of range",
+        ),
+        fix="unset the variable or give it the form the message asks for (HCCL_IF_IP: an IP "
+        "address of this host); `ampenv doctor --only env.hccl` reads every HCCL variable",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "CANN 8.1.RC1 conf/error_manager/error_code.json (EI0001: Environment variable "
+                "[%s] is invalid. Reason: %s.)",
+                "official",
+            ),
+            Source(
+                "Ascend/DrivingSDK model_examples/BEVFusion/README.md"
+                "@e667017eb751b614c128c9c81812634cae362ee4 (FAQ: HCCL_IF_IP is invalid)",
+                "official",
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
         id="hccl-socket-timeout",
         mode="hccl",
         component="hccl",
@@ -265,8 +297,11 @@ FAILURES = (
             r"Failed to bind the IP port",
             r"host nic listen start failed, port\[\d{1,5}\]",
             r"listen on ip\[[^\]\n]{1,60}\] and (?:specific )?port\[\d{1,5}\] fail",
+            # EI0019 (Communication_Error_Bind_IP_Port): "Cannot bind IF. ip is ***, port is
+            # 60000, bind fail. Reason: The IP and port have been bound already."
+            r"Cannot bind IF\b[^\n]{0,120}\bbind fail",
         ),
-        codes=("EJ0003",),
+        codes=("EJ0003", "EI0019"),
         meaning="HCCL could not listen on its host NIC port: the IP and port are bound already, "
         "most often by another job (or a leftover process) on the same host",
         causes=(
@@ -291,6 +326,11 @@ FAILURES = (
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/405", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/4725", "report"),
+            Source(
+                "ascend-gha-runners/docs docs/error-types-zh.md (HCCL 通信端口被占用: EI0019, "
+                "Cannot bind IF)",
+                "report",
+            ),
         ),
         hints=("fail",),
     ),

@@ -29,6 +29,8 @@ FAILURES = (
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
             # MindSpore's memory pool (mem_dynamic_allocator.cc)
             r"alloc size : \d{1,20} is more than total mem size : \d{1,20}",
+            # torch_npu 1.x: the caching allocator's malloc itself reports the runtime's code
+            r"malloc:[^\n]{0,200}NPUCachingAllocator\.cpp:\d{1,6} NPU error, error code is",
         ),
         codes=(),
         meaning="the caching allocator (torch_npu's; MindSpore's memory pool) could not fit an "
@@ -56,6 +58,13 @@ FAILURES = (
                 "report",
             ),
             Source("https://github.com/Ascend/sglang/issues/617 (NPUWorkspaceAllocator)", "report"),
+            Source(
+                "Ascend/pytorch docs/zh/PyTorch训练调优&工具使用指南/"
+                "PyTorch训练调优&工具使用指南.md@4cd9812281bca73115faee52823b0867e5ccd0a2 "
+                "(malloc: NPUCachingAllocator.cpp error code is 500000: device memory not "
+                "enough)",
+                "official",
+            ),
             Source(
                 "mindspore-ai/docs docs/mindspore/source_zh_cn/faq/implement_problem.md"
                 "@8eea779350d577782fbf78e9286d9291d185af93 (Out of Memory!!!)",

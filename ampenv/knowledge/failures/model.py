@@ -38,7 +38,10 @@ STRONG_CONTEXT = (
     r"|failed ?:|failed with code|\bret is|with error)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
-WEAK_CONTEXT = r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
+# "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)": the ACL wrappers' form
+WEAK_CONTEXT = (
+    r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d)|\bcode = (?=\d{6}\b))"
+)
 CODE_CONTEXT = (
     rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )
