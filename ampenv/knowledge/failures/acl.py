@@ -92,6 +92,8 @@ FAILURES = (
             # msaicerr's verdict on an AI Core error it reran alone
             r"Single op test aicore error, please check op",
             r"The (?:DDR|write|read) address of the MTE instruction is out of range",
+            # msaicerr's report (info.txt): its section "2. AICERROR code" and the MTE's error
+            r"\d\. AICERROR code\b",
         ),
         codes=("507015", "507042", "507043", "0x26"),
         meaning="AI Core exception: a kernel accessed memory out of bounds or trapped "
@@ -107,6 +109,11 @@ FAILURES = (
         confirm=None,
         sources=(
             Source(CODES_H + " (507015, 507042, 507043)", "official"),
+            Source(
+                "Ascend/tools msaicerr/ReadMe.md@9d6da90fd0d3e5d232676c7a4527f7d92ac70e5c "
+                "(info.txt: AICERROR code)",
+                "official",
+            ),
             Source("https://github.com/hw-native-sys/PTOAS/pull/1019", "report"),
             Source("https://github.com/tile-ai/tilelang-ascend/issues/82", "report"),
             Source(
