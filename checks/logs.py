@@ -8,7 +8,7 @@ import shlex
 from typing import Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
-from ampenv.knowledge.failures import CATALOGUE, Hit
+from ampenv.knowledge.failures import CATALOGUE, Hit, faultdiag
 from ampenv.knowledge.failures.codes import CONFIRMS
 from ampenv.knowledge.failures.match import MAX_DECODED
 from ampenv.probe import caches, logs
@@ -110,6 +110,15 @@ def logs_errors(ctx: CheckContext) -> Result:
         )
         for name in scan.stopped
     ]
+    off = faultdiag.problem() if scan.files else ""  # the table is read only for a log
+    if off:
+        findings.append(
+            Finding(
+                Status.WARN,
+                f"Fault-Diag's rules were not read: {off}; the rest of the catalogue was",
+                "reinstall ampenv: its knowledge/failures/faultdiag.json is damaged",
+            )
+        )
     if scan.undecoded:
         findings.append(
             Finding(

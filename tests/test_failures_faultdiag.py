@@ -121,6 +121,8 @@ def test_explain_a_rule_by_its_id(query: str, cause: str) -> None:
 def test_a_suggestion_that_only_sends_elsewhere_is_no_fix() -> None:
     (failure,) = explain("AISW_MindIE_MS_HttpServer_02")  # "1. Contact technical support."
     assert failure.fix == faultdiag.NO_FIX
+    (recorded,) = explain("AISW_CANN_ACL_02")  # "Error logs and ERR MSG are recorded. ..."
+    assert recorded.fix == faultdiag.NO_FIX
 
 
 def test_every_rule_has_a_mode_and_the_modes_read_sensibly() -> None:
@@ -128,11 +130,13 @@ def test_every_rule_has_a_mode_and_the_modes_read_sensibly() -> None:
     assert set(modes.values()) <= set(MODES)
     assert modes["AISW_CANN_ERRMSG_Custom_04"] == "hccl"  # get socket timeout
     assert modes["0x80E01801"] == "driver"  # HBM multi-bit ECC
-    assert modes["AISW_Framework_Custom_01"] == "device-memory"
+    assert modes["AISW_MindSpore_Ascend_Backend_41"] == "device-memory"
+    assert modes["AISW_CANN_HCCL_027"] == "hccl"  # its module, though its id's words run on
+    # whole words only: "roce" is not in "process", "version" not in "conversion"
+    assert modes["AISW_CANN_OS_003"] != "hccl"
 
 
-def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
-    # tools/faultdiag_import.py from a minimal knowledge graph: kept texts, left-out reasons
+def _importer():  # type: ignore[no-untyped-def]
     import importlib.util
 
     spec = importlib.util.spec_from_file_location(
@@ -141,6 +145,12 @@ def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
     assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
+    # tools/faultdiag_import.py from a minimal knowledge graph: kept texts, left-out reasons
+    tool = _importer()
     kg = {
         "knowledge-repository": {
             "R1": {
@@ -155,6 +165,13 @@ def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
             },
             "R2": {"attribute": {}, "regex": {"regex": "x[0-9]"}},
             "AISW_PyTorch_Train_16": {"attribute": {}, "regex": {"in": ["w"]}},
+            # shapes Fault-Diag never writes: each left out as malformed, the rest kept
+            "M1": {"attribute": {}, "regex": {"in": ["a", ["b"]]}},
+            "M2": {"attribute": {}, "regex": {"in": [[1, 2]]}},
+            "M3": {"attribute": {"suggestion_en": "1. do it"}, "regex": {"in": ["x y"]}},
+            "M4": {"attribute": None, "regex": {"in": "abc"}},
+            "M5": "not a rule",
+            "M6": {"attribute": {"cause_en": 3}, "regex": {"in": ["x y"]}},
         }
     }
     src, out = tmp_path / "kg.json", tmp_path / "faultdiag.json"
@@ -164,5 +181,146 @@ def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
     table = json.loads(out.read_text(encoding="utf-8"))
     assert table["rules"]["R1"]["match"] == [["a b", "c"], ["e f"]]
     assert len(table["rules"]["R1"]["description"]) <= tool.TEXT
-    assert set(table["left_out"]) == {"R2", "AISW_PyTorch_Train_16"}
+    assert set(table["rules"]) == {"R1"}
+    assert set(table["left_out"]) == {
+        "R2",
+        "AISW_PyTorch_Train_16",
+        *(f"M{i}" for i in range(1, 7)),
+    }
+    assert all(table["left_out"][f"M{i}"].startswith("malformed") for i in range(1, 7))
     assert "0" * 40 in table["source"]
+
+
+@pytest.mark.parametrize("text", ["", "[]", '{"knowledge-repository": []}', "{"])
+def test_the_importer_stops_on_what_is_not_a_knowledge_graph(text: str, tmp_path: Path) -> None:
+    tool = _importer()
+    src, out = tmp_path / "kg.json", tmp_path / "faultdiag.json"
+    src.write_text(text, encoding="utf-8")
+    tool.OUT = out
+    with pytest.raises(SystemExit) as stop:
+        tool.main(str(src), "0" * 40)
+    assert str(src) in str(stop.value) and not out.exists()
+
+
+def test_explain_takes_a_rule_id_in_any_case() -> None:
+    for query in ("0x80e01801", "fault-diag-aisw_cann_hccl_027", "FAULT-DIAG-AISW_CANN_HCCL_027"):
+        (failure,) = explain(query)
+        assert failure.family == "fault-diag", query
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a framework's rule needs its framework in the text (the red team's cases)
+        "ZeroDivisionError: division by zero",  # MindSpore's data pipeline, only there
+        "AttributeError: 'NoneType' object has no attribute 'shape'",  # MindSpore's compiler
+        "RuntimeError: Worker failed with error 'No such file or directory'",  # Mooncake's
+        "OSError: [Errno 98] Address already in use",  # PyTorch's init_process_group
+        # rules left out: words every program prints, read as one program's fault
+        "Out of memory: Killed process 4321 (python3) total-vm:1000kB",
+        "Out of memory: Kill process 1234 (python) score 900",
+        "PrintTaskErrorMsg: Task run failed, stream_id=59, sqe_type=0(ffts), errType=0x1",
+        # a JSON record marked info, with no error mark before the rule's words
+        '{"level":"info","msg":"mindspore: Sync stream failed, retrying"}',
+    ],
+)
+def test_a_rule_stays_out_of_a_text_not_its_own(line: str) -> None:
+    assert [h.id for h in scan_lines([line], "log") if h.failure.family == "fault-diag"] == []
+
+
+def test_a_framework_named_in_the_text_lets_its_rules_read() -> None:
+    lines = [
+        "[INFO] mindspore/dataset/engine/datasets.py: start",
+        "ZeroDivisionError: division by zero",
+    ]
+    assert [h.id for h in scan_lines(lines, "log")] == ["fault-diag-AISW_MindSpore_MindData_12"]
+
+
+def test_a_device_event_is_a_fault_of_its_own_not_a_follow_up() -> None:
+    hits = scan_lines(
+        [
+            "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.97 GiB total)",
+            "[ERROR] DRV(1,x):2024-05-01-10:00:00.000.000 report fault event_id=0x80e01801",
+        ],
+        "log",
+    )
+    by_id = {h.id: h for h in hits}
+    ecc = by_id["fault-diag-0x80E01801"]
+    assert ecc.failure.mode == "driver" and not ecc.also  # a warning with its own fix
+
+
+def test_a_curated_follow_up_keeps_its_line() -> None:
+    # EE9999's follow-up is the catalogue's own reading: Fault-Diag does not add one
+    line = "EE9999 rtEventQueryStatus execution failed, reason=aicore timeout"
+    assert all(h.failure.family != "fault-diag" for h in scan_lines([line], "log"))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["", "{", '{"rules": []}', '{"source": "x"}', '{"rules": {"R": {"match": [[1]]}}}'],
+)
+def test_a_damaged_table_turns_the_family_off_and_nothing_else(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "faultdiag.json"
+    table.write_text(damage, encoding="utf-8")
+    monkeypatch.setattr(faultdiag, "TABLE_FILE", table)
+    for cached in (faultdiag._table, faultdiag._index, faultdiag._by_folded_id):
+        cached.cache_clear()
+    faultdiag.rule_failure.cache_clear()
+    try:
+        assert "cannot be read" in faultdiag.problem()
+        line = "[ERROR] HCCP(1,python):2024 ra hdc message process failed ret(-67)"
+        assert all(h.failure.family != "fault-diag" for h in scan_lines([line], "plog"))
+        assert explain("EI0006")[0].id == "hccl-socket-timeout"
+        assert explain("AISW_CANN_HCCL_027") == []
+    finally:
+        for cached in (faultdiag._table, faultdiag._index, faultdiag._by_folded_id):
+            cached.cache_clear()
+        faultdiag.rule_failure.cache_clear()
+
+
+@pytest.mark.parametrize(
+    ("query", "rule"),
+    [
+        ("Event id=0x80e01801", "0x80E01801"),
+        ("[ERROR] RUNTIME(1,python): Device lost heartbeat", "AISW_CANN_Runtime_055"),
+    ],
+)
+def test_explain_reads_a_pasted_line_with_no_error_word(query: str, rule: str) -> None:
+    assert [f.id for f in explain(query)] == [f"fault-diag-{rule}"]
+
+
+def test_explain_keeps_a_framework_rule_to_its_framework() -> None:
+    assert explain("ZeroDivisionError: division by zero") == []
+
+
+def test_the_logs_check_says_when_the_rules_were_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+    import sys
+
+    log = tmp_path / "job.log"
+    log.write_text(
+        "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n", encoding="utf-8"
+    )
+    package = tmp_path / "pkg"
+    # a copy of the package whose table is damaged, run as a user would
+    import shutil
+
+    import ampenv
+
+    shutil.copytree(Path(ampenv.__file__).parent, package / "ampenv")
+    shutil.copytree(Path(ampenv.__file__).parent.parent / "checks", package / "checks")
+    (package / "ampenv/knowledge/failures/faultdiag.json").write_text("{", encoding="utf-8")
+    env = {"PYTHONPATH": str(package), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "--only", "logs.errors", "--log", str(log)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    ).stdout
+    assert "npu-out-of-memory" in out and "Fault-Diag's rules were not read" in out

@@ -4,7 +4,8 @@ Fault-Diag (Ascend/mind-cluster, component/ascend-faultdiag, Apache-2.0) ships t
 knowledge Huawei's own diagnosis tool matches logs against: per fault, the keywords that show it
 in a log and its cause, description and suggestion in Chinese and English. The copy keeps the
 English texts and the keyword rules ("in": keywords found in order on one line; a list of such
-lists: any of them), nothing else.
+lists: any of them), nothing else. A rule of another shape is left out with why; an input that
+is not a knowledge graph at all stops the tool with a message, writing nothing.
 
     KG=component/ascend-faultdiag/src/ascend_fd/configuration/kg-config.json
     git -C MIND_CLUSTER show COMMIT:$KG > kg.json
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 OUT = Path(__file__).resolve().parent.parent / "ampenv/knowledge/failures/faultdiag.json"
 PATH = "component/ascend-faultdiag/src/ascend_fd/configuration/kg-config.json"
@@ -30,6 +32,18 @@ LEFT_OUT = {
     "Fault-Diag reads it only next to other faults",
     "Comp_OS_Kernel_Mem_08": "'Out of memory' is the kernel's OOM killer in the OS log; in a "
     "training log the same words are device memory's (ampenv's own entries read those)",
+    "AISW_Framework_Custom_01": "'out of memory' in any case or wording, read as 'a "
+    "memory-related fault pattern' whose description is a log format: the kernel's OOM "
+    "killer and the device's allocators are ampenv's own entries",
+    "AISW_CANN_CCE_009": "reads the kernel's OOM killer ('Out of memory: Kill process') as a "
+    "full disk",
+    "AISW_CANN_Runtime_063": "'AICORE Kernel task happen error' stands on every AI Core task "
+    "error whatever its retCode (0x26 is an exception, not the timeout the rule names); "
+    "ampenv's aicore entries read the retCode",
+    "AISW_CANN_STARS_004": "'PrintTaskErrorMsg: Task run failed' is CANN's line for every "
+    "task exception, not a stuck post-processing",
+    "AISW_CANN_STARS_005": "'PrintTaskErrorMsg: Task run failed' is CANN's line for every "
+    "task exception, not a chip that failed to initialise",
 }
 # Logs whose rules read words every program prints as that program's own faults.
 LEFT_OUT_LOGS = {
@@ -38,18 +52,34 @@ LEFT_OUT_LOGS = {
 }
 
 
+class NotAGraph(Exception):
+    """The input is not Fault-Diag's knowledge graph."""
+
+
 def _cut(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= TEXT else text[: TEXT - 3].rstrip() + "..."
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
 def _groups(regex: dict) -> list[list[str]]:
-    """The keyword conjunctions of a rule: its "in" and each "opt"'s "in"."""
+    """The keyword lists of a rule: its "in" and each "opt"'s "in" (a list of strings, or a
+    list of such lists). ValueError for any other shape."""
     out = []
-    for conf in (regex, *(regex.get("opt") or [])):
+    opts = regex.get("opt") or []
+    if not isinstance(opts, list) or not all(isinstance(o, dict) for o in opts):
+        raise ValueError('"opt" is not a list of objects')
+    for conf in (regex, *opts):
         ins = conf.get("in") or []
-        out += [ins] if ins and isinstance(ins[0], str) else [g for g in ins if g]
-    return [[k for k in group if k] for group in out if any(group)]
+        if _strings(ins):
+            ins = [ins]
+        if not isinstance(ins, list) or not all(_strings(group) for group in ins):
+            raise ValueError('"in" is neither a list of strings nor a list of such lists')
+        out += [[k for k in group if k] for group in ins]
+    return [group for group in out if group]
 
 
 def _why_not(regex: dict) -> str:
@@ -63,40 +93,79 @@ def _why_not(regex: dict) -> str:
     return "no rule of its own: Fault-Diag infers it from the faults it links to"
 
 
-def main(kg_file: str, commit: str) -> None:
-    repository = json.loads(Path(kg_file).read_text(encoding="utf-8"))["knowledge-repository"]
+def _text(attr: dict, key: str) -> str:
+    value = attr.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f'"{key}" is not a string')
+    return value
+
+
+def _rule(entry: Any) -> dict:
+    """One rule's kept fields. ValueError where its shape is not Fault-Diag's."""
+    if not isinstance(entry, dict):
+        raise ValueError("the rule is not an object")
+    attr, regex = entry.get("attribute") or {}, entry.get("regex") or {}
+    if not isinstance(attr, dict) or not isinstance(regex, dict):
+        raise ValueError('"attribute" or "regex" is not an object')
+    suggestion = attr.get("suggestion_en") or []
+    if not _strings(suggestion):
+        raise ValueError('"suggestion_en" is not a list of strings')
+    log = entry.get("source_file") or ""
+    if not isinstance(log, str):
+        raise ValueError('"source_file" is not a string')
+    return {
+        "class": _text(attr, "class"),
+        "component": _text(attr, "component"),
+        "module": _text(attr, "module"),
+        "log": log,
+        "cause": _cut(_text(attr, "cause_en")),
+        "description": _cut(_text(attr, "description_en")),
+        "suggestion": [_cut(s) for s in suggestion if s.strip()][:SUGGESTIONS],
+        "match": _groups(regex),
+    }
+
+
+def convert(kg: Any, commit: str) -> dict:
+    """The table ampenv reads, from a parsed kg-config.json."""
+    repository = kg.get("knowledge-repository") if isinstance(kg, dict) else None
+    if not isinstance(repository, dict):
+        raise NotAGraph('no "knowledge-repository" object: not a Fault-Diag kg-config.json')
     rules, left_out = {}, {k: why for k, why in LEFT_OUT.items() if k in repository}
     for rule_id, entry in sorted(repository.items()):
-        match = _groups(entry.get("regex") or {})
         if rule_id in LEFT_OUT:
             continue
-        if entry.get("source_file") in LEFT_OUT_LOGS:
-            left_out[rule_id] = LEFT_OUT_LOGS[entry["source_file"]]
+        try:
+            rule = _rule(entry)
+        except ValueError as why:
+            left_out[rule_id] = f"malformed: {why}"
             continue
-        if not match:
+        if rule["log"] in LEFT_OUT_LOGS:
+            left_out[rule_id] = LEFT_OUT_LOGS[rule["log"]]
+        elif not rule["match"]:
             left_out[rule_id] = _why_not(entry.get("regex") or {})
-            continue
-        attr = entry["attribute"]
-        suggestion = [_cut(s) for s in attr.get("suggestion_en") or [] if s.strip()]
-        rules[rule_id] = {
-            "component": attr.get("component", ""),
-            "module": attr.get("module", ""),
-            "log": entry.get("source_file", ""),
-            "cause": _cut(attr.get("cause_en", "")),
-            "description": _cut(attr.get("description_en", "")),
-            "suggestion": suggestion[:SUGGESTIONS],
-            "match": match,
-        }
-    out = {
+        else:
+            rules[rule_id] = rule
+    return {
         "source": f"Ascend/mind-cluster {PATH}@{commit} (Apache-2.0)",
         "note": "Fault-Diag's knowledge graph: English texts (cut at 300 characters, six "
         "suggestion lines) and keyword rules; written by tools/faultdiag_import.py",
         "left_out": left_out,
         "rules": rules,
     }
-    OUT.write_text(json.dumps(out, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
-    print(f"{len(rules)} rules, {len(left_out)} left out -> {OUT}")
+
+
+def main(kg_file: str, commit: str) -> None:
+    try:
+        table = convert(json.loads(Path(kg_file).read_text(encoding="utf-8")), commit)
+    except (OSError, ValueError, NotAGraph) as why:  # JSONDecodeError is a ValueError
+        sys.exit(f"{kg_file}: {why}")
+    OUT.write_text(json.dumps(table, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    print(f"{len(table['rules'])} rules, {len(table['left_out'])} left out -> {OUT}")
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

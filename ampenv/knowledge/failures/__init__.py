@@ -24,6 +24,7 @@ __all__ = [
     "Scanner",
     "Source",
     "explain",
+    "faultdiag",
     "nearest",
     "scan_lines",
 ]
@@ -53,6 +54,10 @@ def explain(query: str) -> list[Failure]:
         return _by_code(q)
     # a pasted line is asked about: a logger's INFO mark on it does not make its code a mention
     found = [hit.failure for hit in scan_lines(q.split("\n"), "query", heed_levels=False)]
+    if found:
+        return found
+    # a line with no error word for the scanner to find it by, that Fault-Diag's rules read
+    found = faultdiag.pasted(q)
     if found:
         return found
     # A pasted fragment without the words a log line carries ("EI0006 at step 3"): the known

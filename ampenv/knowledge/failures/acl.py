@@ -56,6 +56,8 @@ FAILURES = (
             code("507014"),
             r"\[aicore timeout\]",
             r"aicore execution times out",
+            # the runtime's "GetError: AICORE Kernel task happen error, retCode=0x25."
+            r"Kernel task happen error, retCode=0x25\b",
         ),
         codes=("507014", "0x25"),
         meaning="AI Core timeout: a kernel hung or ran too long (retCode=0x25)",
@@ -94,6 +96,7 @@ FAILURES = (
             r"The (?:DDR|write|read) address of the MTE instruction is out of range",
             # msaicerr's report (info.txt): its section "2. AICERROR code" and the MTE's error
             r"\d\. AICERROR code\b",
+            r"Kernel task happen error, retCode=0x26\b",
         ),
         codes=("507015", "507042", "507043", "0x26"),
         meaning="AI Core exception: a kernel accessed memory out of bounds or trapped "
@@ -135,6 +138,7 @@ FAILURES = (
             r"ub address out of bounds",
             # the device's own report: "there is an exception of fftsplus aivector error"
             r"\b(?:exception of|fftsplus|there is an) aiv(?:ector|ec) error\b",
+            r"Kernel task happen error, retCode=0x3[01]\b",
         ),
         codes=("507034", "507035", "507036", "507044", "507045", "0x30", "0x31"),
         meaning="vector core timeout (507034, retCode=0x30) or exception (507035, retCode=0x31): "
@@ -204,6 +208,7 @@ FAILURES = (
             # the device's exception dump: the task that faulted was an AI CPU kernel
             r"Exception info:[^\n]{0,300}\btask type=aicpu kernel\b",
             r"\bproc_aicpu_task_done\b[^\n]{0,100}\berror code=0x2a(?![0-9a-f])",
+            r"Kernel task happen error, retCode=0x2a\b",
         ),
         codes=("507017", "507018", "0x2a"),
         meaning="AI CPU kernel timeout (507017) or exception (507018, retCode=0x2a)",

@@ -457,12 +457,6 @@ E_CODES: dict[str, tuple[str, str, str]] = {
     "EI0016": ("Config_Error", "an HCCL configuration value is invalid", ""),
     "EI0017": ("Config_Error_Ranktable", "a field is missing from the ranktable", ""),
     "EJ0004": ("Invalid_Argument_IP_Address", "an IP address HCCP was given is invalid", ""),
-    "EZ0501": (
-        "Unsupported_Operator",
-        "the operator's IR is not registered: this CANN does not know the operator type",
-        "install the CANN / kernels release that has the operator, or keep the operator out of "
-        "the model",
-    ),
     "EZ3002": (
         "Unsupported_Operator",
         "the operator information library does not support this operator as specified",

@@ -129,6 +129,8 @@ FAILURES = (
         patterns=(
             r"\bCompile operator failed\b",
             r"Failed to compile (?:Op|node) \[",
+            # a newer wording (E40021): "Failed to compile Op X. oppath is ... and optype is"
+            r"Failed to compile Op \S{1,200}\. oppath is",
             r"\bCompile op\[[^\]\n]{1,200}\] failed",
             # torch_npu's aclop path (compile and execute): GE's failure there is the compile
             r"OPS function error: \w{1,80}, error code is 500002\b",
@@ -145,6 +147,11 @@ FAILURES = (
         confirm="cache.stale",
         sources=(
             Source(FACTS + " §6 (inference: cache dirs built by another CANN go stale)", "report"),
+            Source(
+                "hicann/runtime docs/zh/error_code_ref (E40021: Failed to compile Op)"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
         ),
         hints=("fail", "error"),
         rank=CLASS,
@@ -158,6 +165,8 @@ FAILURES = (
             r"Permission denied: '[^'\n]{0,300}kernel_meta",
             # GE's debug directory, the working directory by default
             r"for \[ge\.debugDir\] is invalid",
+            # the runtime's W40011 for its disk (compile) cache
+            r"Failed to create disk cache directory",
         ),
         codes=(),
         meaning="the operator compiler could not create its kernel_meta directory: it writes it "
@@ -176,6 +185,11 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/433", "report"),
             Source(
                 "https://github.com/vllm-project/vllm-ascend/issues/2748 (ge.debugDir)", "report"
+            ),
+            Source(
+                "hicann/runtime docs/zh/error_code_ref (W40011: Failed to create disk cache "
+                "directory)@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
             ),
         ),
         hints=("permission denied", "fail"),

@@ -388,6 +388,9 @@ FAILURES = (
             r"execute failed, reason=\[feature not support\]",
             # the runtime's own wording of 207000 for a call the driver does not provide
             r"\brt\w{2,40} execution failed, the feature is not supported",
+            # the runtime's EE1015: "... failed. Reason: The driver version capability is
+            # insufficient. The driver interface halShmemInfoGet does not exist."
+            r"failed\. Reason: The driver version capability is insufficient",
         ),
         codes=("207000",),
         meaning="the runtime asked for a feature the driver/firmware does not provide "
@@ -409,8 +412,13 @@ FAILURES = (
             ),
             Source("https://github.com/modelbox-ai/modelbox/issues/357 (flags=4)", "report"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/836 (rtGetDevMsg)", "report"),
+            Source(
+                "hicann/runtime docs/zh/error_code_ref (EE1015: the driver version capability "
+                "is insufficient)@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
         ),
-        hints=("not support",),
+        hints=("not support", "fail"),
     ),
     Failure(
         id="hdk-required",
@@ -508,6 +516,9 @@ FAILURES = (
             r"No NPU devices found or specified in ASCEND_RT_VISIBLE_DEVICES",
             # the runtime's own check: an id beyond the devices this container or node has
             r"set ASCEND_RT_VISIBLE_DEVICES:\[[^\]\n]{0,200}\] error, input data rang",
+            # the runtime's EE2002: "Value 1,2,2 for environment variable
+            # ASCEND_RT_VISIBLE_DEVICES is invalid. Expected value: cannot be duplicated."
+            r"for environment variable ASCEND_RT_VISIBLE_DEVICES is invalid",
         ),
         codes=("EE1001",),
         narrower=True,  # EE1001: any invalid argument of the runtime
@@ -521,6 +532,7 @@ FAILURES = (
             "rank-to-device mapping, not from the variable",
             "more local ranks than visible devices on this node (data parallel size per node "
             "times tensor parallel size above the devices listed)",
+            "an id listed twice (the runtime's EE2002: 'cannot be duplicated')",
         ),
         fix="list only devices this node or container has (`npu-smi info`; in a container the "
         "ids count from 0 over the devices passed in), in ascending order, in "
@@ -537,8 +549,13 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/2879", "report"),
             Source("https://github.com/gpustack/gpustack/issues/3352 (input data range)", "report"),
             Source(FACTS + " §4 (envref_07_0028)", "official"),
+            Source(
+                "hicann/runtime docs/zh/error_code_ref (EE2002: ASCEND_RT_VISIBLE_DEVICES "
+                "cannot be duplicated)@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "is invalid"),
     ),
     Failure(
         id="k8s-npu-resource-insufficient",

@@ -18,6 +18,61 @@ REGISTRY = (
 
 FAILURES = (
     Failure(
+        id="op-ir-not-registered",
+        mode="cann-env",
+        component="ge",
+        # E10501's wording in the ge docs (CANN 8.1's table writes "IR for Op [X, optype [Y]],
+        # is not registered": its code names this entry in any wording)
+        patterns=(r"IR for Op \S{1,200} with optype \S{1,200} is not registered",),
+        codes=("E10501", "EZ0501"),
+        meaning="the graph engine does not know the operator's type: its prototype (IR) is not "
+        "in the operator library this process loaded",
+        causes=(
+            "the CANN environment not sourced: ASCEND_OPP_PATH does not point at the OPP",
+            "a custom operator whose package was not built or installed into the OPP path "
+            "(or ASCEND_CUSTOM_OPP_PATH not set to it)",
+            "an OPP (kernels) release older than the model or framework asks for",
+        ),
+        fix=f"{SET_ENV} (it sets ASCEND_OPP_PATH); for a custom operator build and install its "
+        "package (custom_opp_*.run) and set ASCEND_CUSTOM_OPP_PATH where it was installed "
+        "elsewhere; else install the CANN / kernels release that has the operator",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "CANN 8.1.RC1 conf/error_manager/error_code.json (E10501, EZ0501: IR for Op "
+                "... is not registered)",
+                "official",
+            ),
+            Source(
+                "hicann/ge docs/zh/user_guides/error_codes/E10501-Not_Supported_Operator.md"
+                "@ffdcbc9f7496c17a98c1d12762c61ed608ef3503",
+                "official",
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
+        id="om-opp-version-mismatch",
+        mode="cann-pairing",
+        component="ge",
+        patterns=(r"opp version of the model does not match the current opp run package",),
+        codes=(),
+        meaning="an offline model (.om) was converted with another operator library (OPP) "
+        "release than the one installed where it is loaded",
+        causes=("the .om built on a machine or image with another CANN than this one",),
+        fix="convert the model again with this CANN (atc ... --soc_version=<chip>), or load it "
+        "where the CANN it was built with is installed",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "hicann/ge docs/zh/user_guides/atc_tools/FAQ/operator_library_version_error.md"
+                "@ffdcbc9f7496c17a98c1d12762c61ed608ef3503",
+                "official",
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
         id="cann-not-sourced",
         mode="cann-env",
         component="cann",

@@ -14,9 +14,14 @@ edge (``event_id=0x80e18402``) may be that word, and a rule whose keywords hold 
 (``FileNotFoundError``) is found by a word at an edge: the line must then hold it whole (not
 ``0x80e184021``).
 
-A finding here is a follow-up, as a plog module's is: next to a known failure it is context,
-alone it is the finding. Fault-Diag's mode of failure is not a field of its own; it is read
-from the rule's id and cause (``MODE_BY_WORDS``).
+Fault-Diag knows which log a rule reads; ampenv reads any text. So a rule of a framework's own
+(MindSpore's, MindIE's, vLLM's, Mooncake's, PyTorch's) reads a line only in a text that names
+that framework (``GATES``): "ZeroDivisionError" is a MindSpore data pipeline's fault only where
+MindSpore runs. A rule of the device's, the node's or the network's own logs (an ECC event, a
+link down) is a fault of its own; a rule of the job's logs (CANN's plog, a training log) is a
+follow-up, as a plog module's reading is: next to a known failure it is context, alone it is
+the finding. The mode of failure is read from the rule's class, component and words
+(``mode_of``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from functools import cache
 from pathlib import Path
 from typing import Optional
 
-from ampenv.knowledge.failures.model import GENERIC, Failure, Source
+from ampenv.knowledge.failures.model import CLASS, GENERIC, Failure, Source
 
 FAMILY = "fault-diag"
 TABLE_FILE = Path(__file__).with_name("faultdiag.json")
@@ -40,25 +45,41 @@ SOURCE = (
 )
 _WORD = re.compile(r"\w+", re.ASCII)
 _CODE = re.compile(r"\d")
-# The mode a rule's id, component and cause name, first match wins (their order matters: an ECC
-# error of the HBM is the hardware's, not memory running out).
+# The logs of the job itself: their rules read what the job printed, most often a symptom of a
+# cause the catalogue's own entries name (a follow-up). Other logs are the device's, the node's,
+# the network's: their events are faults of their own.
+JOB_LOGS = frozenset(
+    {"", "CANN_Plog", "CANN_Plog | OS", "TrainLog", "MindIE", "PyMotor_vLLM_Log", "MindIO"}
+)
+# A framework's own rules (by their id) read a line only in a text that names the framework.
+GATES: tuple[tuple[str, str], ...] = (
+    ("MOONCAKE", "mooncake"),
+    ("AISW_VLLM", "vllm"),
+    ("AISW_MindSpore_", "mindspore"),
+    ("AISW_MindIE_", "mindie"),
+    ("AISW_MindIO_", "mindio"),
+    ("AISW_PyTorch_", "torch"),
+)
+# The mode a rule's class and component name, then its words (whole words: "roce" is not in
+# "process"), first match wins: an ECC error of the HBM is the hardware's, not memory running out.
 MODE_BY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (mode, re.compile(words, re.IGNORECASE))
     for mode, words in (
-        ("driver", r"\becc\b|pcie|\bbmc\b|firmware|heartbeat|^0x|_drv_|^comp_os|hardware"),
-        ("hccl", r"hccl|hccp|roce|network|switch|lcne|net_param|socket|rank ?table|link|notify"),
-        ("device-memory", r"out of memory|memory-related|\boom\b|insufficient (device )?memory"),
-        ("compile-cache", r"compil|\btbe\b|kernel_meta"),
-        ("dtype", r"dtype|data type"),
-        ("visible-devices", r"set_device|device id|visible"),
-        ("container-devices", r"container|docker|device.?plugin|volcano|occupied"),
-        ("cann-pairing", r"version|mismatch"),
-        ("cann-env", r"install|package|environment variable|library|\.so\b"),
+        ("driver", r"^class=hardware\b|\b(?:ecc|pcie|bmc|firmware|heartbeat|drv)\b"),
+        ("hccl", r"^class=network\b|\bhccl|\bhccp\b|\broce\b|\blcne\b|\bsocket\b|\brank ?table"),
+        ("device-memory", r"\bout of memory\b|\boom\b|\binsufficient (?:device )?memory\b"),
+        ("compile-cache", r"\bcompil(?:e|ed|ing|ation)\b(?! error\b)|\btbe\b|\bkernel_meta\b"),
+        ("dtype", r"\bdtype\b|\bdata type\b"),
+        ("visible-devices", r"\bset_device\b|\bdevice id\b|\bvisible devices?\b"),
+        ("container-devices", r"\bcontainer|\bdocker\b|\bdevice.?plugin\b|\bvolcano\b"),
+        ("cann-pairing", r"\bversions?\b(?! of)|\bmismatch"),
+        ("cann-env", r"\binstall(?:ed|ation)?\b|\bpackage\b|\benvironment variables?\b"),
     )
 )
-# A suggestion that only sends the reader elsewhere is no fix of its own.
+# A suggestion that only sends the reader elsewhere, or only records, is no fix of its own.
 _ELSEWHERE = re.compile(
-    r"^\W*\d*\W*(?:contact|collect|locate|obtain|check the (?:log|fault)|if the (?:fault|problem))",
+    r"^\W*\d*\W*(?:contact|collect|locate|obtain|record|no operation|check the (?:log|fault)"
+    r"|if the (?:fault|problem|issue)|error logs? and)",
     re.IGNORECASE,
 )
 NO_FIX = (
@@ -68,9 +89,37 @@ NO_FIX = (
 
 
 @cache
-def _table() -> tuple[str, dict[str, dict]]:
-    data = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
-    return data["source"], data["rules"]
+def _table() -> tuple[dict[str, dict], str]:
+    """The rules, and why there are none where the table cannot be read (a damaged install
+    turns the family off; the rest of the catalogue keeps working)."""
+    try:
+        data = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
+        rules = data["rules"]
+        if not isinstance(rules, dict) or not all(_sound(rule) for rule in rules.values()):
+            raise ValueError("a rule is not of the shape tools/faultdiag_import.py writes")
+    except (OSError, ValueError, KeyError, TypeError) as why:
+        return {}, f"{TABLE_FILE.name} cannot be read ({type(why).__name__}: {why})"
+    return rules, ""
+
+
+def _sound(rule: object) -> bool:
+    return (
+        isinstance(rule, dict)
+        and all(isinstance(rule.get(k), str) for k in ("component", "module", "log", "cause"))
+        and all(isinstance(rule.get(k, ""), str) for k in ("class", "description"))
+        and isinstance(rule.get("suggestion"), list)
+        and all(isinstance(s, str) for s in rule["suggestion"])
+        and isinstance(rule.get("match"), list)
+        and all(
+            isinstance(kws, list) and kws and all(isinstance(k, str) and k for k in kws)
+            for kws in rule["match"]
+        )
+    )
+
+
+def problem() -> str:
+    """Why Fault-Diag's rules are off, "" where they are read."""
+    return _table()[1]
 
 
 def _words(keyword: str, inside: bool) -> list[str]:
@@ -87,7 +136,7 @@ def _words(keyword: str, inside: bool) -> list[str]:
 def _index() -> tuple[dict[str, tuple[tuple[str, tuple[str, ...]], ...]], int]:
     """Each rule's keyword lists under the rarest of their words, and how many lists have one (a
     list of punctuation only would have none and never be read)."""
-    lists = [(rid, tuple(kws)) for rid, rule in _table()[1].items() for kws in rule["match"]]
+    lists = [(rid, tuple(kws)) for rid, rule in _table()[0].items() for kws in rule["match"]]
     # a word inside a keyword, or a code at its edge ("Event id=0x80e01801": the code, not
     # "id", which 189 rules share); else any word at an edge
     candidates = [
@@ -131,8 +180,30 @@ def read(line: str) -> list[tuple[str, int, int]]:
     return [(rule_id, start, end) for rule_id, (_, start, end) in ranked]
 
 
+def pasted(text: str) -> list[Failure]:
+    """The rules a pasted text shows, line by line (the most specific of each line), for a
+    text the scanner reads nothing in: a line with no error word ("Event id=0x80e01801",
+    "Device lost heartbeat") is still asked about. A framework's rule needs its name there."""
+    low, found = text.lower(), {}
+    for line in text.split("\n"):
+        for rule_id, _, _ in read(line):
+            failure = rule_failure(rule_id)
+            if failure is not None and gate(rule_id) in low:
+                found.setdefault(failure.id, failure)
+                break
+    return list(found.values())
+
+
+def gate(rule_id: str) -> str:
+    """The word (lowercase) a text must hold for the rule to read its lines; "" for none."""
+    return next((word for mark, word in GATES if mark in rule_id), "")
+
+
 def mode_of(rule_id: str, rule: dict) -> str:
-    said = f"{rule_id} {rule['component']} {rule['module']} {rule['cause']}"
+    said = (  # the id's parts as words ("AISW CANN HCCL 027")
+        f"class={rule.get('class', '')} {rule_id.replace('_', ' ')} {rule['component']} "
+        f"{rule['module']} {rule['cause']}"
+    )
     return next((mode for mode, words in MODE_BY_WORDS if words.search(said)), "core-exception")
 
 
@@ -144,13 +215,18 @@ def _fix(suggestions: list[str]) -> str:
 
 
 @cache
+def _by_folded_id() -> dict[str, str]:
+    return {rule_id.lower(): rule_id for rule_id in _table()[0]}
+
+
+@cache
 def rule_failure(rule_id: str) -> Optional[Failure]:
     """The finding of one Fault-Diag rule, None for an id the table does not hold."""
-    rule = _table()[1].get(rule_id)
+    rule = _table()[0].get(rule_id)
     if rule is None:
         return None
     cause = rule["cause"] or rule_id
-    description = rule["description"]
+    description = rule.get("description", "")
     return Failure(
         id=f"{FAMILY}-{rule_id}",
         mode=mode_of(rule_id, rule),
@@ -165,15 +241,19 @@ def rule_failure(rule_id: str) -> Optional[Failure]:
         confirm=None,
         sources=(Source(SOURCE, "official"),),
         hints=(),
-        rank=GENERIC,
+        rank=GENERIC if rule["log"] in JOB_LOGS else CLASS,
         family=FAMILY,
     )
 
 
 def by_id(fid: str) -> Optional[Failure]:
     """A rule's finding by the id a scan reported (``fault-diag-AISW_CANN_HCCL_027``) or by
-    Fault-Diag's own id, for `ampenv explain`."""
-    return rule_failure(fid[len(FAMILY) + 1 :] if fid.startswith(FAMILY + "-") else fid)
+    Fault-Diag's own id, in any case (``0x80e01801``), for `ampenv explain`."""
+    folded = fid.strip().lower()
+    if folded.startswith(FAMILY + "-"):
+        folded = folded[len(FAMILY) + 1 :]
+    rule_id = _by_folded_id().get(folded)
+    return rule_failure(rule_id) if rule_id else None
 
 
 FAULT_DIAG = Failure(

@@ -20,7 +20,7 @@ from typing import Optional
 from unicodedata import east_asian_width
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
-from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, rule_failure
+from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, rule_failure
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
@@ -35,10 +35,13 @@ ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
 QUIET_LEVEL = re.compile(
     # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
     r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
-    r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,3}"
-    # the level: "[INFO]", "INFO ", Python's default "INFO:root:", "INFO |"; glog's "I0501 ";
-    # logfmt's "level=info" after a few fields ("time=... level=info msg=...")
-    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)\]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
+    # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - ")
+    r"(?:[\w.\[\]:/-]{1,80}\s-\s)?"
+    # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
+    r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
+    # the level: "[INFO]", "[INFO|trainer.py:1]", "INFO ", Python's default "INFO:root:",
+    # "INFO |"; glog's "I0501 "; logfmt's "level=info" after a few fields
+    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)[\]|]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
     r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?(?i:info|debug|trace)\b)"
 )
 # a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info)
@@ -131,12 +134,13 @@ def _continued(data: bytes, end: int, lines: int) -> str:
 
 
 def _quiet(line: str, code_at: int) -> bool:
-    """Whether a logger marked ``line`` as no error, its code at ``code_at`` a mention: an
-    error mark between the level and the code (anywhere, in a JSON record) says otherwise."""
+    """Whether a logger marked ``line`` as no error, its code (or message) at ``code_at`` a
+    mention: an error mark between the level and the code (in a JSON record: anywhere before
+    the code, its level may come last) says otherwise."""
     level = QUIET_LEVEL.match(line)
     if level is not None:
         return not ERROR_MARK.search(line, level.end(), code_at)
-    return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line)
+    return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line, 0, code_at)
 
 
 def _unescaped(m: re.Match[str]) -> str:
@@ -237,6 +241,9 @@ class Scanner:
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
     _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
+    # the framework names (GATES) found in the text so far, and the piece being read (lowered)
+    _named: set[str] = field(default_factory=set)
+    _low: bytes = b""
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -327,7 +334,7 @@ class Scanner:
     def _feed(self, data: bytes, name: str, first_line: int, screen: bool) -> None:
         if b"\x1b" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
-        low = data.lower()
+        low = self._low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
         # long one (a log of progress-bar CRs) one around each hint's first hit and one around
         # its last, where a failure ends such a log: bounded work per line, whatever its length
@@ -477,21 +484,31 @@ class Scanner:
                     else m.group(0)
                 )
                 found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end()), key))
-        if self._fault_diag and all(f.rank == GENERIC for f, *_ in found):
-            # Fault-Diag reads a line nothing explains but a follow-up; before the follow-up,
-            # which then adds nothing (a plog module's reading is less than a rule's)
+        if self._fault_diag and all(f.family and f.rank == GENERIC for f, *_ in found):
+            # Fault-Diag reads a line nothing explains but a family's follow-up (a plog
+            # module's); before it, which then adds nothing: a rule says more than a module
             found[:0] = self._fault_diag_reading(line)
         return tuple(found)
 
     def _fault_diag_reading(self, line: str) -> list[tuple[Failure, str, str, str]]:
-        """The most specific rule ``line`` shows, unless a logger marked it INFO/DEBUG with no
-        error mark before the rule's first keyword (as a code is a mention there)."""
-        for rule_id, start, end in fault_diag_read(line)[:1]:
+        """The most specific rule ``line`` shows whose framework the text names (a MindSpore
+        rule in a text that holds "mindspore"), unless a logger marked the line INFO/DEBUG with
+        no error mark before the rule's first keyword (as a code is a mention there)."""
+        for rule_id, start, end in fault_diag_read(line):
             failure = rule_failure(rule_id)
-            if failure is not None and not (self.heed_levels and _quiet(line, start)):
-                said = line[start:end]
-                return [(failure, said[:EXCERPT], _trim(line, start, end), said)]
+            if failure is None or not self._names(gate(rule_id)):
+                continue
+            if self.heed_levels and _quiet(line, start):
+                return []
+            said = line[start:end]
+            return [(failure, said[:EXCERPT], _trim(line, start, end), said)]
         return []
+
+    def _names(self, word: str) -> bool:
+        """Whether the text read so far names ``word`` (lowercase; "" is always named)."""
+        if word and word not in self._named and word.encode() in self._low:
+            self._named.add(word)
+        return not word or word in self._named
 
     def _mention(
         self, failure: Failure, held: tuple[bytes, ...], line: str, m: re.Match[str]
