@@ -166,8 +166,13 @@ FAILURES = (
         id="aicpu-getnext-timeout",
         mode="core-exception",
         component="aicpu",
-        # "Aicpu kernel execute failed, device_id=0, ..., fault op_name=aicpu_getnext_..."
-        patterns=(r"\bfailed\b[^\n]{0,200}\bop_name=[^\n]{0,40}getnext",),
+        patterns=(
+            # "Aicpu kernel execute failed, device_id=0, ..., fault op_name=aicpu_getnext_..."
+            r"\bfailed\b[^\n]{0,200}\bop_name=[^\n]{0,40}getnext",
+            # MindSpore's own reading of it ("Dump node (Default/GetNext-op18) task error",
+            # "GetNext error may be caused by slow data processing (bigger than 20s / batch)")
+            r"GetNext error may be caused by slow data processing",
+        ),
         codes=(),
         meaning="the dataset iterator (GetNext, an AI CPU operator in data-sink mode) timed out: "
         "the host's input pipeline did not deliver the next batch in time",
@@ -179,7 +184,8 @@ FAILURES = (
         ),
         fix="make the input pipeline keep up: more parallel workers and prefetch, cache or "
         "preprocess offline, check that the dataset's source answers; only then raise the "
-        "operator timeout (the TensorFlow adapter's OpExecuteTimeOut)",
+        "operator timeout (the TensorFlow adapter's OpExecuteTimeOut) or, in MindSpore, leave "
+        "data sink mode (dataset_sink_mode=False)",
         confirm=None,
         sources=(
             Source(
@@ -192,8 +198,9 @@ FAILURES = (
                 "troublemanagement/troubleshooting/troubleshooting_0136.html",
                 "official",
             ),
+            Source("https://github.com/mindspore-lab/mindocr/issues/615", "report"),
         ),
-        hints=("fail",),
+        hints=("fail", "error"),
     ),
     Failure(
         id="aicpu-exception",
