@@ -274,7 +274,13 @@ FAILURES = (
         id="device-setup-failed",
         mode="container-devices",
         component="runtime",
-        patterns=(code("507033"), r"Failed to start the device"),
+        patterns=(
+            code("507033"),
+            r"Failed to start the device",
+            # torch_npu 1.x's device start at init ("Initialize:.../npu_sys_ctrl.cpp:44 NPU
+            # error, error code is 500000")
+            r"npu_sys_ctrl\.cpp:\d{1,6} NPU error, error code is \d{6}",
+        ),
         codes=("507033",),
         meaning="the device could not be opened: busy (another process holds its memory), "
         "dead, or refused by a check the lines around it name",
@@ -308,6 +314,11 @@ FAILURES = (
             Source(
                 "Ascend/tools ais-bench_workload/tool/ais_bench/FAQ.md"
                 "@9d6da90fd0d3e5d232676c7a4527f7d92ac70e5c (acl open device 0 failed)",
+                "official",
+            ),
+            Source(
+                "https://hiascend.com/document/caselibrary/detail/topic_0000001589508769 "
+                "(npu_sys_ctrl.cpp error code is 500000: driver and firmware)",
                 "official",
             ),
         ),

@@ -226,6 +226,8 @@ FAILURES = (
             r"\bHCCL get root info failed",
             # the root's topology exchange: fewer ranks connected than the world size
             r"topo ?exchange server get socket timeout",
+            # ... and a rank's side of it: it never reached the root's host NIC and port
+            r"topo ?exchange agent get socket timeout",
         ),
         codes=(),
         meaning="creating the HCCL communicator from the root info failed; the E-code lines next "
@@ -257,6 +259,11 @@ FAILURES = (
             Source(
                 "https://www.hiascend.com/document/detail/zh/canncommercial/850/commlib/hcclug/"
                 "hcclug_000036.html (topo exchange timeout: ranks that never connected)",
+                "official",
+            ),
+            Source(
+                "https://www.hiascend.com/document/detail/en/CANNCommunityEdition/900/API/hcclug/"
+                "hcclug_000037.html (topo exchange agent get socket timeout)",
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/3196", "report"),

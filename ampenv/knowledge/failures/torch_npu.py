@@ -16,6 +16,27 @@ TORCH_NPU_SYMBOLS = r"_ZN[KVRO]{0,3}(?:7c10_npu|6at_npu|9torch_npu|6op_api|9op_p
 
 FAILURES = (
     Failure(
+        id="torchvision-unpaired",
+        mode="torch-pairing",
+        component="torchvision",
+        # torchvision's own check (torchvision/extension.py) of its compiled ops
+        patterns=(r"Error: Couldn't load custom C\+\+ ops\. This can happen if your PyTorch",),
+        codes=(),
+        meaning="torchvision's compiled operators do not load: it was built for another torch "
+        "than the one installed (on Ascend, most often after torch was pinned to the release "
+        "torch_npu pairs with)",
+        causes=("a torchvision wheel of another torch release",),
+        fix="install the torchvision release paired with the installed torch (torch 2.1 - "
+        "torchvision 0.16, 2.4 - 0.19, 2.6 - 0.21, ...), with `pip install --no-deps` so pip "
+        "does not replace the torch that torch_npu is paired with",
+        confirm="python.stack",
+        sources=(
+            Source("pytorch/vision torchvision/extension.py (_assert_has_ops)", "official"),
+            Source("https://www.hiascend.com/forum/thread-0213116150727616010-1-1.html", "report"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="torch-npu-undefined-symbol",
         mode="torch-pairing",
         component="torch_npu",
@@ -301,6 +322,10 @@ FAILURES = (
             r"\bOp \w{1,80} does not ha(?:s|ve) any binary",
             r"Do not find tiling func of \w{1,80}",
             r"Cannot parse json for config file \[[^\]\n]{0,300}/kernel/config/",
+            # aclnn's loader (errno 561108) and the device's AI CPU scheduler missing a kernel
+            # library the framework installs (libpt_kernels.so)
+            r"\bParse dynamic kernel config fail",
+            r"\bso manager init failed, soFile is [^\n]{0,200}aicpu_kernels",
         ),
         codes=(),
         meaning="no precompiled kernel for the operator: the kernels (ops) package is missing, "
@@ -309,6 +334,8 @@ FAILURES = (
             "Ascend-cann-kernels-<chip> (CANN >= 8.5: cann-<chip>-ops) not installed",
             "kernels package of another CANN version",
             "an input dtype the operator does not support",
+            "an AI CPU kernel library the framework deploys to the device missing "
+            "(/usr/lib64/aicpu_kernels/libpt_kernels.so: the toolkit install that ships it)",
         ),
         fix="install the kernels package of the same CANN version for this chip "
         "(Ascend-cann-kernels-<chip>_<version>.run --install), then source set_env.sh; where it "
@@ -329,6 +356,16 @@ FAILURES = (
                 "https://www.hiascend.com/forum/thread-02108172740147456233-1-1.html (float32 "
                 "FlashAttentionScore)",
                 "report",
+            ),
+            Source(
+                "https://www.hiascend.com/forum/thread-0215170148428890076-1-1.html (Parse "
+                "dynamic kernel config fail)",
+                "report",
+            ),
+            Source(
+                "https://hiascend.com/doc_center/source/zh/canncommercial/700/modeldevpt/ptmigr/"
+                "AImpug_000175.html (libpt_kernels.so)",
+                "official",
             ),
         ),
         hints=("cannot", "fail", "not installed", "binary"),
