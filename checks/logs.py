@@ -110,7 +110,7 @@ def logs_errors(ctx: CheckContext) -> Result:
         )
         for name in scan.stopped
     ]
-    off = faultdiag.problem() if scan.files else ""  # the table is read only for a log
+    off = faultdiag.problem()
     if off:
         findings.append(
             Finding(

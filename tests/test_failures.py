@@ -364,6 +364,9 @@ def test_a_flood_of_made_up_codes_stays_bounded() -> None:
         "GET /static/ERR02200/index.html",
         "err00100 pta call acl api failed",
         "HCCL function error: HcclBarrier(comm), error code is 0",
+        # a web service's "code =" is not the ACL wrappers' "Calling Function = f, Code ="
+        "[ERROR] request failed, status code = 100000",
+        "upload failed: HTTP 500, code = 500001",
     ],
 )
 def test_counters_names_and_success_codes_are_not_errors(line: str) -> None:
@@ -568,6 +571,9 @@ def test_a_progress_bar_log_scans_in_linear_time_and_its_last_line_is_read() -> 
         'level=info msg="job failed: RuntimeError: EZ1001: the input is invalid"',
         '{"level":50,"msg":"RuntimeError: EZ1001: the input is invalid"}',
         '{"level":30.5,"msg":"RuntimeError: EZ1001: the input is invalid"}',
+        # a nested record's level is not the record's; a level is no logger's name
+        '{"level":50,"ctx":{"level":30},"msg":"RuntimeError: EZ1001: the input is invalid"}',
+        "2024-05-01 12:00:00,123 - ERROR - [INFO] RuntimeError: EZ1001: the input is invalid",
     ],
 )
 def test_an_error_mark_or_a_warning_keeps_a_code_a_failure(line: str) -> None:
@@ -577,3 +583,9 @@ def test_an_error_mark_or_a_warning_keeps_a_code_a_failure(line: str) -> None:
 def test_a_pasted_line_is_explained_whatever_its_logger_marked() -> None:
     line = "[INFO] GE(1234,python):2025-01-01-00:00:00.000.000 [ge.cc:1][12]EZ1001: noted"
     assert scan_lines([line], "x") == [] and [f.id for f in explain(line)] == ["cann-ez1001"]
+
+
+def test_torch_npu_1x_allocator_malloc_is_device_memory_only_for_its_memory_codes() -> None:
+    line = "RuntimeError: malloc:/x/c10/npu/NPUCachingAllocator.cpp:293 NPU error, error code is {}"
+    assert next(h.id for h in scan_lines([line.format(500000)], "t")) == "npu-out-of-memory"
+    assert "npu-out-of-memory" not in [h.id for h in scan_lines([line.format(107002)], "t")]

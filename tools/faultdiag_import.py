@@ -15,6 +15,7 @@ is not a knowledge graph at all stops the tool with a message, writing nothing.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,17 @@ LEFT_OUT_LOGS = {
     "CANN_Amct": "the model compression tool's own log: its rules read generic words ('does "
     "not support', 'is not found in graph') as faults of its quantization configuration",
 }
+
+
+# A keyword list that is a few plain words ("alloc failed", "I/O error", "ctx is NULL") reads
+# as one program's fault in Fault-Diag's own logs, and as anything in a text of unknown origin:
+# under this many characters, with no code, identifier or field in it, it is dropped.
+PLAIN_WORDS = 16
+_SPECIFIC = re.compile(r"[\d_\[\]=(){}<>\\]|[a-z][A-Z]")
+
+
+def _plain(keywords: list[str]) -> bool:
+    return len(" ".join(keywords)) < PLAIN_WORDS and not any(_SPECIFIC.search(k) for k in keywords)
 
 
 class NotAGraph(Exception):
@@ -141,8 +153,15 @@ def convert(kg: Any, commit: str) -> dict:
         except ValueError as why:
             left_out[rule_id] = f"malformed: {why}"
             continue
+        plain = [kws for kws in rule["match"] if _plain(kws)]
+        rule["match"] = [kws for kws in rule["match"] if not _plain(kws)]
         if rule["log"] in LEFT_OUT_LOGS:
             left_out[rule_id] = LEFT_OUT_LOGS[rule["log"]]
+        elif plain and not rule["match"]:
+            left_out[rule_id] = (
+                f"its keywords are a few plain words ({' ... '.join(plain[0])}): in a text of "
+                "unknown origin they name no one fault"
+            )
         elif not rule["match"]:
             left_out[rule_id] = _why_not(entry.get("regex") or {})
         else:
@@ -150,7 +169,8 @@ def convert(kg: Any, commit: str) -> dict:
     return {
         "source": f"Ascend/mind-cluster {PATH}@{commit} (Apache-2.0)",
         "note": "Fault-Diag's knowledge graph: English texts (cut at 300 characters, six "
-        "suggestion lines) and keyword rules; written by tools/faultdiag_import.py",
+        "suggestion lines) and keyword rules (a list of plain words under 16 characters "
+        "dropped); written by tools/faultdiag_import.py",
         "left_out": left_out,
         "rules": rules,
     }

@@ -168,7 +168,7 @@ FAILURES = (
         component="aicpu",
         patterns=(
             # "Aicpu kernel execute failed, device_id=0, ..., fault op_name=aicpu_getnext_..."
-            r"\bfailed\b[^\n]{0,200}\bop_name=[^\n]{0,40}getnext",
+            r"Aicpu kernel execute failed\b[^\n]{0,200}\bop_name=[^\n]{0,40}getnext",
             # MindSpore's own reading of it ("Dump node (Default/GetNext-op18) task error",
             # "GetNext error may be caused by slow data processing (bigger than 20s / batch)")
             r"GetNext error may be caused by slow data processing",

@@ -10,7 +10,7 @@ FACTS = "shared/reference/ascend-facts.md"
 FAILURES = (
     Failure(
         id="numpy2-incompatible",
-        mode="compile-cache",
+        mode="cann-env",
         component="compiler",
         # NumPy 2.0 removed np.float_, np.int_ and kin; CANN's te/tbe (and other packages)
         # written for 1.x fail on import, so operator compilation or generation fails

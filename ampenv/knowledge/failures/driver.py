@@ -18,7 +18,7 @@ FAILURES = (
         # without setuid/setgid: "owner not right /usr/bin/runc 1000" ("setuid not allowed" has
         # no published example yet)
         patterns=(
-            r"(?:fail|error)[^\n]{0,600}?\b(?:owner|write permission|permission) not right\b",
+            r"ascend-docker[^\n]{0,600}?\b(?:owner|write permission|permission) not right\b",
         ),
         codes=(),
         meaning="Ascend Docker Runtime (or another MindCluster component) refused a file: its "

@@ -51,14 +51,19 @@ _CODE = re.compile(r"\d")
 JOB_LOGS = frozenset(
     {"", "CANN_Plog", "CANN_Plog | OS", "TrainLog", "MindIE", "PyMotor_vLLM_Log", "MindIO"}
 )
-# A framework's own rules (by their id) read a line only in a text that names the framework.
-GATES: tuple[tuple[str, str], ...] = (
-    ("MOONCAKE", "mooncake"),
-    ("AISW_VLLM", "vllm"),
-    ("AISW_MindSpore_", "mindspore"),
-    ("AISW_MindIE_", "mindie"),
-    ("AISW_MindIO_", "mindio"),
-    ("AISW_PyTorch_", "torch"),
+# A framework's own rules read a line only in a text that names the framework: by the rule's
+# id, its log or its component, the name as the framework writes it (its case variants count).
+# PyTorch's are torch_npu's: "torch" stands in every pip list and CUDA traceback.
+GATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(marks), name)
+    for marks, name in (
+        (r"MOONCAKE", "Mooncake"),
+        (r"^AISW_VLLM|\blog=PyMotor_vLLM_Log\b|\bcomponent=VLLM", "vLLM"),
+        (r"^AISW_MindSpore_", "MindSpore"),
+        (r"^AISW_MindIE_|\blog=MindIE\b|\bcomponent=MINDIE\b", "MindIE"),
+        (r"^AISW_MindIO_|\blog=MindIO\b", "MindIO"),
+        (r"^AISW_PyTorch_", "torch_npu"),
+    )
 )
 # The mode a rule's class and component name, then its words (whole words: "roce" is not in
 # "process"), first match wins: an ECC error of the HBM is the hardware's, not memory running out.
@@ -118,8 +123,9 @@ def _sound(rule: object) -> bool:
 
 
 def problem() -> str:
-    """Why Fault-Diag's rules are off, "" where they are read."""
-    return _table()[1]
+    """Why Fault-Diag's rules were off, "" where they were read or never needed (the table is
+    read only when a line asks for it)."""
+    return _table()[1] if _table.cache_info().currsize else ""
 
 
 def _words(keyword: str, inside: bool) -> list[str]:
@@ -152,15 +158,35 @@ def _index() -> tuple[dict[str, tuple[tuple[str, tuple[str, ...]], ...]], int]:
     return {w: tuple(rules) for w, rules in index.items()}, sum(map(len, index.values()))
 
 
+SHORT = 4  # a keyword of this many word characters at most must stand whole ("yr", "abs")
+
+
+def _is_word(c: str) -> bool:
+    return c.isascii() and (c.isalnum() or c == "_")
+
+
+def _find(line: str, keyword: str, start: int) -> int:
+    """Where ``keyword`` stands in ``line`` from ``start``: a substring, as Fault-Diag reads
+    it, but a short word whole ("yr" is not in "pyrsistent")."""
+    at = line.find(keyword, start)
+    if len(keyword) > SHORT or not _WORD.fullmatch(keyword):
+        return at
+    end = len(keyword)
+    while at >= 0 and (
+        (at and _is_word(line[at - 1])) or (at + end < len(line) and _is_word(line[at + end]))
+    ):
+        at = line.find(keyword, at + 1)
+    return at
+
+
 def _in_order(keywords: tuple[str, ...], line: str) -> Optional[tuple[int, int]]:
     """Where ``keywords`` stand in ``line`` one after another (Fault-Diag's reading), or None."""
-    at = first = line.find(keywords[0])
-    if at < 0:
-        return None
+    first, at = -1, 0
     for kw in keywords:
-        at = line.find(kw, at)
+        at = _find(line, kw, at)
         if at < 0:
             return None
+        first = at if first < 0 else first
         at += len(kw)
     return first, at
 
@@ -184,19 +210,33 @@ def pasted(text: str) -> list[Failure]:
     """The rules a pasted text shows, line by line (the most specific of each line), for a
     text the scanner reads nothing in: a line with no error word ("Event id=0x80e01801",
     "Device lost heartbeat") is still asked about. A framework's rule needs its name there."""
-    low, found = text.lower(), {}
+    whole, found = text.encode("utf-8", "surrogatepass"), {}
     for line in text.split("\n"):
         for rule_id, _, _ in read(line):
             failure = rule_failure(rule_id)
-            if failure is not None and gate(rule_id) in low:
+            if failure is not None and names(whole, rule_id):
                 found.setdefault(failure.id, failure)
                 break
     return list(found.values())
 
 
-def gate(rule_id: str) -> str:
-    """The word (lowercase) a text must hold for the rule to read its lines; "" for none."""
-    return next((word for mark, word in GATES if mark in rule_id), "")
+@cache
+def gate(rule_id: str) -> tuple[bytes, ...]:
+    """The spellings of the name a text must hold for the rule to read its lines (the name as
+    written, lower case, upper case); () for a rule of no framework's own."""
+    rule = _table()[0].get(rule_id, {})
+    said = f"{rule_id} log={rule.get('log', '')} component={rule.get('component', '')}"
+    name = next((name for marks, name in GATES if marks.search(said)), "")
+    if not name:
+        return ()
+    return tuple(dict.fromkeys(n.encode() for n in (name, name.lower(), name.upper())))
+
+
+def names(text: bytes, rule_id: str) -> bool:
+    """Whether ``text`` names the framework whose rule ``rule_id`` is (always, for a rule of
+    no framework's own)."""
+    spellings = gate(rule_id)
+    return not spellings or any(s in text for s in spellings)
 
 
 def mode_of(rule_id: str, rule: dict) -> str:

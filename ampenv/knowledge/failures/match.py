@@ -20,7 +20,7 @@ from typing import Optional
 from unicodedata import east_asian_width
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
-from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, rule_failure
+from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
@@ -35,8 +35,9 @@ ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
 QUIET_LEVEL = re.compile(
     # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
     r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
-    # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - ")
-    r"(?:[\w.\[\]:/-]{1,80}\s-\s)?"
+    # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not a
+    # level or an exception's name ("ERROR - [INFO] ..." is an error's line)
+    r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
     # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
     r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
     # the level: "[INFO]", "[INFO|trainer.py:1]", "INFO ", Python's default "INFO:root:",
@@ -44,10 +45,11 @@ QUIET_LEVEL = re.compile(
     r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)[\]|]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
     r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?(?i:info|debug|trace)\b)"
 )
-# a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info)
+# a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info): its first
+# level key (a nested record's "level" does not speak for the record)
 QUIET_RECORD = re.compile(
-    r"^\s*\{[^\n]{0,4000}?\"(?:level|levelname|severity)\"\s?:\s?"
-    r"(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
+    r"^\s*\{(?:(?!\"(?:level|levelname|severity)\")[^\n]){0,4000}"
+    r"\"(?:level|levelname|severity)\"\s?:\s?(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
 )
 # A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
 # it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
@@ -241,9 +243,13 @@ class Scanner:
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
     _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
-    # the framework names (GATES) found in the text so far, and the piece being read (lowered)
-    _named: set[str] = field(default_factory=set)
-    _low: bytes = b""
+    # The text being read (a file's whole text; a batch of lines fed one by one) and its name,
+    # the frameworks (their spellings) it names, and whether the part just read asked: a
+    # reading that depends on its text is not remembered with the part.
+    _text: bytes = b""
+    _name: str = ""
+    _named: set[tuple[str, tuple[bytes, ...]]] = field(default_factory=set)
+    _asked: bool = False
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -315,6 +321,7 @@ class Scanner:
         rest is unread. A screen's copy is looked for in a whole text of at most
         WRAPPED_TEXT bytes, never in a piece of a longer one."""
         screen = len(data) <= WRAPPED_TEXT
+        self._text, self._name = data, name
         if deadline is None:
             self._feed(data, name, first_line, screen)
             return True
@@ -334,7 +341,7 @@ class Scanner:
     def _feed(self, data: bytes, name: str, first_line: int, screen: bool) -> None:
         if b"\x1b" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
             data = ANSI.sub(b"", data)
-        low = self._low = data.lower()
+        low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
         # long one (a log of progress-bar CRs) one around each hint's first hit and one around
         # its last, where a failure ends such a log: bounded work per line, whatever its length
@@ -439,8 +446,9 @@ class Scanner:
         for part in parts:
             matches = self._seen.get((part, passes)) if remember else None
             if matches is None:
+                self._asked = False
                 matches = self._matches(part, hints, data, end)
-                if remember and len(part) <= SEEN_LINE:
+                if remember and len(part) <= SEEN_LINE and not self._asked:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()
                     self._seen[(part, passes)] = matches
@@ -496,7 +504,7 @@ class Scanner:
         no error mark before the rule's first keyword (as a code is a mention there)."""
         for rule_id, start, end in fault_diag_read(line):
             failure = rule_failure(rule_id)
-            if failure is None or not self._names(gate(rule_id)):
+            if failure is None or not self._names(rule_id):
                 continue
             if self.heed_levels and _quiet(line, start):
                 return []
@@ -504,11 +512,17 @@ class Scanner:
             return [(failure, said[:EXCERPT], _trim(line, start, end), said)]
         return []
 
-    def _names(self, word: str) -> bool:
-        """Whether the text read so far names ``word`` (lowercase; "" is always named)."""
-        if word and word not in self._named and word.encode() in self._low:
-            self._named.add(word)
-        return not word or word in self._named
+    def _names(self, rule_id: str) -> bool:
+        """Whether the text being read names the framework of ``rule_id`` (a rule of no
+        framework's own: always), anywhere in it, before the line or after."""
+        spellings = gate(rule_id)
+        if not spellings:
+            return True
+        self._asked = True
+        key = (self._name, spellings)
+        if key not in self._named and names(self._text, rule_id):
+            self._named.add(key)
+        return key in self._named
 
     def _mention(
         self, failure: Failure, held: tuple[bytes, ...], line: str, m: re.Match[str]
@@ -553,6 +567,8 @@ class Scanner:
             # File iteration keeps the line ends, splitlines() drops them; a list may mix both.
             text = "".join(line if line.endswith("\n") else line + "\n" for line in batch)
             data = text.encode("utf-8", "surrogatepass")
+            # a framework named in an earlier batch stays named (_named)
+            self._text, self._name = data, name
             self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
             first += len(batch)
 

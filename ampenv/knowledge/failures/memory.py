@@ -30,7 +30,8 @@ FAILURES = (
             # MindSpore's memory pool (mem_dynamic_allocator.cc)
             r"alloc size : \d{1,20} is more than total mem size : \d{1,20}",
             # torch_npu 1.x: the caching allocator's malloc itself reports the runtime's code
-            r"malloc:[^\n]{0,200}NPUCachingAllocator\.cpp:\d{1,6} NPU error, error code is",
+            r"malloc:[^\n]{0,200}NPUCachingAllocator\.cpp:\d{1,6} NPU error, error code is "
+            r"(?:500000|207001)\b",
         ),
         codes=(),
         meaning="the caching allocator (torch_npu's; MindSpore's memory pool) could not fit an "

@@ -35,13 +35,12 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # counter or a longer number.
 STRONG_CONTEXT = (
     r"(?:\berror ?code(?: is ?:?|:| ?=)|runtime result =|errcode="
-    r"|failed ?:|failed with code|\bret is|with error)"
+    r"|failed ?:|failed with code|\bret is|with error"
+    # the ACL wrappers' "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)"
+    r"|Calling Function = \w{1,80}, Code =)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
-# "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)": the ACL wrappers' form
-WEAK_CONTEXT = (
-    r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d)|\bcode = (?=\d{6}\b))"
-)
+WEAK_CONTEXT = r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
 CODE_CONTEXT = (
     rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )
