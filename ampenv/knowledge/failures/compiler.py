@@ -9,6 +9,35 @@ FACTS = "shared/reference/ascend-facts.md"
 
 FAILURES = (
     Failure(
+        id="compile-in-daemon-process",
+        mode="compile-cache",
+        component="tbe",
+        # Python's multiprocessing refusing a daemonic process children: the operator
+        # compiler's workers (te_fusion's parallel_compilation) started from a pool worker
+        patterns=(r"AssertionError: daemonic processes are not allowed to have children",),
+        codes=(),
+        meaning="a daemonic process (a multiprocessing pool's or a launcher's worker) tried to "
+        "start child processes: on Ascend, CANN's operator compiler starting its parallel "
+        "compile workers, so the compiler's init fails (EH9999 init env failed after it)",
+        causes=(
+            "the NPU work (its first operator compile) runs inside a daemonic worker process "
+            "(DeepSpeed's MoE worker, a multiprocessing.Pool, a DataLoader worker)",
+        ),
+        fix="run the NPU work in the main process or a multiprocessing.Process(daemon=False); "
+        "the note that met it marked the worker non-daemonic before compiling "
+        "(multiprocessing.current_process().daemon = False)",
+        confirm=None,
+        sources=(
+            Source(
+                "wangshuai09/Notebook DeepSpeed/特性适配/moe特性适配.md"
+                "@f56ca213eae0e8107ec7b817548181f714951e73",
+                "report",
+            ),
+            Source("cpython Lib/multiprocessing/process.py (BaseProcess.start)", "official"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="numpy2-incompatible",
         mode="cann-env",
         component="compiler",

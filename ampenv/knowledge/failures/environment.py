@@ -238,7 +238,8 @@ FAILURES = (
         component="cann",
         patterns=(r"init env failed", r"build op model failed, result = 500001"),
         codes=(),
-        meaning="CANN could not start its op compiler: Python dependencies are missing",
+        meaning="CANN could not start its op compiler: most often Python dependencies are "
+        "missing; a traceback printed before it names another cause",
         causes=(
             "a module CANN's te/tbe packages require (decorator, attrs, psutil, scipy, "
             "cloudpickle, tornado, ml-dtypes, absl-py, sympy, ...) not installed in the Python "

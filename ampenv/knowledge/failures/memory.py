@@ -110,6 +110,8 @@ FAILURES = (
             r"Free memory on device [^\n]{0,80}is less than desired",
             # the runtime's reason for a failed call, as CANN prints it (FuncErrorReason)
             r"reason=\[?driver error:out of memory",
+            # the driver's own code for it (drvError_t DRV_ERROR_OUT_OF_MEMORY = 6)
+            r"halMemAlloc failed:[^\n]{0,200}\bdrvRetCode=6\b",
             # the driver's device memory manager: ENOMEM
             r"\[devmm\]\[\w{1,60} \d{1,6}\] ?<errno:12, ?\d{1,4}>",
             # sglang at start-up: what the weights left is too little for its KV cache pool
@@ -122,6 +124,11 @@ FAILURES = (
         fix=HOLDERS + "; stop them, or pick a free device with ASCEND_RT_VISIBLE_DEVICES",
         confirm="npu.devices",
         sources=(
+            Source(
+                "CANN 8.1.RC1 driver/include/ascend_hal_error.h (DRV_ERROR_OUT_OF_MEMORY = 6), "
+                "github.com/leideng/CANN-8.1.RC1@551ed27c29284929bbdc2239e929ddfedfdf0b8b",
+                "official",
+            ),
             Source(CODES_H + " (207001, 207018)", "official"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),

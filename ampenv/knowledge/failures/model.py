@@ -34,7 +34,7 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 # 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
 # counter or a longer number.
 STRONG_CONTEXT = (
-    r"(?:\berror ?code(?: is ?:?|:| ?=)|runtime result =|errcode="
+    r"(?:\berror ?code(?: is ?:?|:| ?=)|failed, error code|runtime result =|errcode="
     r"|failed ?:|failed with code|\bret is|with error"
     # the ACL wrappers' "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)"
     r"|Calling Function = \w{1,80}, Code =)"
