@@ -58,6 +58,8 @@ FAILURES = (
             r"aicore execution times out",
             # the runtime's "GetError: AICORE Kernel task happen error, retCode=0x25."
             r"Kernel task happen error, retCode=0x25\b",
+            # the device's task scheduler: an AI Core task past its execution timeout
+            r"\bbs_done_exception_proc_timeout\b",
         ),
         codes=("507014", "0x25"),
         meaning="AI Core timeout: a kernel hung or ran too long (retCode=0x25)",
@@ -78,6 +80,11 @@ FAILURES = (
             ),
             Source("https://github.com/hw-native-sys/PTOAS/pull/864", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/4972", "report"),
+            Source(
+                "https://hiascend.com/document/detail/zh/canncommercial/601/operatordev/"
+                "operatordevg/atlasopdev_10_0149.html (TSCH bs_done_exception_proc_timeout)",
+                "official",
+            ),
         ),
         hints=code_hints("timeout", "times out", "error", "fail"),
     ),

@@ -366,6 +366,33 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="hccl-ranktable-path",
+        mode="hccl",
+        component="hccl",
+        # "[InitGroupStage][RanktableConfig]errNo[0x0000000005010001] path /ranktable.json is
+        # not a valid real path"
+        patterns=(r"\[RanktableConfig\][^\n]{0,100}\bpath \S{1,300} is not a valid real path",),
+        codes=(),
+        meaning="HCCL could not open the rank table: the path it was given (RANK_TABLE_FILE, or "
+        "the communicator's argument) does not exist here or is not readable",
+        causes=(
+            "RANK_TABLE_FILE naming a file of another node or a path not mounted into the "
+            "container",
+            "a rank table this user may not read",
+        ),
+        fix="point RANK_TABLE_FILE at the rank table as this process sees it (mount it into the "
+        "container), readable by the job's user: `ls -l \"$RANK_TABLE_FILE\"`",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/850/commlib/hcclug/"
+                "hcclug_000041.html (EI0004: not a valid real path)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="hccl-ranktable-invalid",
         mode="hccl",
         component="hccl",
@@ -390,6 +417,8 @@ FAILURES = (
             code("107020"),
             # the device's own report: a stream waited for an event no one recorded
             r"event wait timeout occurred during task execution",
+            # HCCL's own task-execution stage ("[TaskExecStage][Timeout][HOST]Task run failed")
+            r"\[TaskExecStage\]\[Timeout\]",
         ),
         codes=("107020",),
         meaning="an HCCL collective task (or a stream's wait on an event that another stream or "
@@ -403,6 +432,11 @@ FAILURES = (
             Source("https://github.com/InternLM/lmdeploy/issues/3354", "report"),
             Source(FACTS + " §4 HCCL_EXEC_TIMEOUT (envref_07_0078)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/14214", "report"),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/850/commlib/hcclug/"
+                "hcclug_000025.html ([TaskExecStage][Timeout])",
+                "official",
+            ),
         ),
         hints=code_hints("timeout", "error"),
         rank=CLASS,
