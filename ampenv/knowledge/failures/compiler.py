@@ -161,8 +161,10 @@ FAILURES = (
             # a newer wording (E40021): "Failed to compile Op X. oppath is ... and optype is"
             r"Failed to compile Op \S{1,200}\. oppath is",
             r"\bCompile op\[[^\]\n]{1,200}\] failed",
-            # torch_npu's aclop path (compile and execute): GE's failure there is the compile
+            # torch_npu's aclop path (compile and execute): GE's failure there is the compile;
+            # PaddleCustomDevice's npu_op_runner the same
             r"OPS function error: \w{1,80}, error code is 500002\b",
+            r"ACL error, the error code is ?: ?500002\.[^\n]{0,200}npu_op_runner",
         ),
         codes=("E90003",),
         meaning="an operator failed to compile; after a CANN upgrade a compile cache built by "
@@ -170,15 +172,32 @@ FAILURES = (
         "dtype, a template constraint) is",
         causes=(
             "a compile cache built by another CANN version (inference)",
-            "an input the operator does not support (see a dtype finding next to it)",
+            "an input the operator does not support (see a dtype finding next to it; float64 "
+            "above all)",
+            "online (JIT) compilation of an operator whose prebuilt binary would run: the "
+            "framework's switch to the binaries is the workaround (torch_npu: "
+            "torch_npu.npu.set_compile_mode(jit_compile=False); PaddleCustomDevice: "
+            "FLAGS_npu_jit_compile=false)",
         ),
-        fix=CLEAR_CACHES,
+        fix=CLEAR_CACHES + "; if it stays, use the prebuilt kernels instead of compiling "
+        "online (torch_npu.npu.set_compile_mode(jit_compile=False), PaddleCustomDevice's "
+        "FLAGS_npu_jit_compile=false) or cast a float64 input to float32",
         confirm="cache.stale",
         sources=(
             Source(FACTS + " §6 (inference: cache dirs built by another CANN go stale)", "report"),
             Source(
                 "hicann/runtime docs/zh/error_code_ref (E40021: Failed to compile Op)"
                 "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+            Source(
+                "https://github.com/PaddlePaddle/PaddleCustomDevice/issues/1214 (maintainer: "
+                "FLAGS_npu_jit_compile=false)",
+                "maintainer",
+            ),
+            Source(
+                "Ascend/msmodelslim docs/zh/support/faq.md (InplaceIndexAdd: "
+                "jit_compile=False)",
                 "official",
             ),
         ),

@@ -80,6 +80,7 @@ FAILURES = (
             r"\[LinkEstablish\]wait socket establish timeout",
             r"Wait links establish completed failed",
             r"socket establish timeout",
+            r"wait all socket establish \d{1,6} second failed",
             # HCCL's table of the links it could not make (comm_base.cc)
             r"_{5,}LINK_ERROR_INFO_{5,}",
         ),
