@@ -356,3 +356,16 @@ def test_a_framework_named_anywhere_in_its_own_text_whatever_was_read_before() -
     scanner = Scanner()
     scanner.feed_bytes(big + b"ZeroDivisionError: division by zero\n", "big", deadline=1e18)
     assert [h.id for h in scanner.hits()] == ["fault-diag-AISW_MindSpore_MindData_12"]
+
+
+def test_a_text_is_searched_for_a_framework_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a long log of lines a gated rule reads, with the framework named nowhere: one search of
+    # the whole text, not one per line
+    import ampenv.knowledge.failures.match as match
+
+    calls = []
+    monkeypatch.setattr(match, "names", lambda text, rule: calls.append(rule) or False)
+    line = b"[rank1]: OSError: [Errno 98] Address already in use (try %d)\n"
+    scanner = Scanner()
+    scanner.feed_bytes(b"".join(line % i for i in range(2000)), "x")
+    assert scanner.hits() == [] and len(calls) == 1

@@ -249,6 +249,9 @@ class Scanner:
     _text: bytes = b""
     _name: str = ""
     _named: set[tuple[str, tuple[bytes, ...]]] = field(default_factory=set)
+    # each text (a batch: its number) is searched for a name once, named or not
+    _texts: int = 0
+    _looked: set[tuple[int, tuple[bytes, ...]]] = field(default_factory=set)
     _asked: bool = False
 
     def __post_init__(self) -> None:
@@ -321,7 +324,7 @@ class Scanner:
         rest is unread. A screen's copy is looked for in a whole text of at most
         WRAPPED_TEXT bytes, never in a piece of a longer one."""
         screen = len(data) <= WRAPPED_TEXT
-        self._text, self._name = data, name
+        self._read(data, name)
         if deadline is None:
             self._feed(data, name, first_line, screen)
             return True
@@ -519,10 +522,17 @@ class Scanner:
         if not spellings:
             return True
         self._asked = True
-        key = (self._name, spellings)
-        if key not in self._named and names(self._text, rule_id):
-            self._named.add(key)
+        key, looked = (self._name, spellings), (self._texts, spellings)
+        if key not in self._named and looked not in self._looked:
+            self._looked.add(looked)
+            if names(self._text, rule_id):
+                self._named.add(key)
         return key in self._named
+
+    def _read(self, data: bytes, name: str) -> None:
+        """``data`` is the text (or the batch of it) now read, named ``name``."""
+        self._text, self._name, self._texts = data, name, self._texts + 1
+        self._looked.clear()
 
     def _mention(
         self, failure: Failure, held: tuple[bytes, ...], line: str, m: re.Match[str]
@@ -568,7 +578,7 @@ class Scanner:
             text = "".join(line if line.endswith("\n") else line + "\n" for line in batch)
             data = text.encode("utf-8", "surrogatepass")
             # a framework named in an earlier batch stays named (_named)
-            self._text, self._name = data, name
+            self._read(data, name)
             self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
             first += len(batch)
 
