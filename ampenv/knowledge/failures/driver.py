@@ -10,6 +10,69 @@ PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 
 FAILURES = (
     Failure(
+        id="driver-dkms-env-check",
+        mode="driver",
+        component="driver",
+        patterns=(r"\bDrv_dkms_env_check failed\b", r"\bDkms install failed, details in\b"),
+        codes=(),
+        meaning="the NPU driver's installer could not build its kernel module: it does not ship "
+        "a module for this kernel, and DKMS (with gcc and the kernel's headers) is not there to "
+        "build one",
+        causes=(
+            "an OS kernel the driver package does not list (a kernel updated since the last "
+            "driver install)",
+            "dkms, gcc or the headers of the running kernel (kernel-devel / linux-headers) not "
+            "installed",
+            "the leftovers of an earlier failed build (/var/lib/dkms/davinci_ascend), or a gcc "
+            "other than the one the kernel was built with",
+        ),
+        fix="compare `uname -r` with the kernels the driver release supports; install dkms, gcc "
+        "and the headers of `uname -r` (yum install kernel-devel-$(uname -r) / apt install "
+        "linux-headers-$(uname -r)), remove /var/lib/dkms/davinci_ascend left by a failed "
+        "build, then run the driver's .run --full again (its log: "
+        "/var/log/ascend_seclog/ascend_install.log)",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/601/troublemanagement/"
+                "troubleshooting/troubleshooting_0053.html",
+                "official",
+            ),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/82RC1alpha001/"
+                "softwareinst/instg/instg_0066.html (Dkms install failed)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="volcano-npu-count-mismatch",
+        mode="container-devices",
+        component="volcano",
+        # Volcano's Ascend scheduler plugin: "all nodes are unavailable: 1 node annotations(7)
+        # not same node idle(8)"
+        patterns=(r"node annotations\(\d{1,4}\) not same node idle\(\d{1,4}\)",),
+        codes=(),
+        meaning="Volcano refused the node: the NPUs the Ascend Device Plugin publishes for it "
+        "(its annotations) do not add up to the node's idle NPUs",
+        causes=(
+            "an NPU the device plugin dropped as unhealthy, or a device plugin that did not "
+            "see a change (a driver reinstall, a device reset)",
+            "a device plugin deployed with the YAML of another chip type",
+        ),
+        fix="check `npu-smi info` on the node for an unhealthy NPU; read the device plugin "
+        "pod's log and restart it (with the YAML for this chip), then submit again",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "https://hiascend.com/document/caselibrary/detail/topic_0000001324820153",
+                "official",
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
         id="docker-runtime-file-check",
         mode="container-devices",
         component="ascend-docker-runtime",
@@ -129,6 +192,8 @@ FAILURES = (
             r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
+            # CANN's installer looking for the driver it runs on
+            r"driver package is not installed\. If you install in docker, you should map",
         ),
         codes=(),
         meaning="a driver library cannot be loaded: the driver is not installed, its lib64 is "
@@ -145,6 +210,11 @@ FAILURES = (
         "lib64/common:$LD_LIBRARY_PATH)",
         confirm="npu.driver",
         sources=(
+            Source(
+                "https://www.hiascend.com/forum/thread-0260124018398140005-1-1.html (driver "
+                "package is not installed)",
+                "report",
+            ),
             Source(
                 "https://www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/"
                 "toolboxug_0098.html (ascend-dmi: libdcmi.so)",

@@ -18,6 +18,25 @@ REGISTRY = (
 
 FAILURES = (
     Failure(
+        id="acl-headers-not-found",
+        mode="cann-env",
+        component="acl",
+        patterns=(r"fatal error: acl/acl\.h: No such file or directory",),
+        codes=(),
+        meaning="an AscendCL program's build found no CANN headers: the include path its build "
+        "takes from the environment (DDK_PATH in CANN's samples) is not set",
+        causes=(
+            "DDK_PATH / NPU_HOST_LIB not exported (or the CANN environment not sourced) in the "
+            "shell that builds",
+        ),
+        fix=f"{SET_ENV}; export DDK_PATH=$ASCEND_HOME_PATH (the toolkit's latest) and "
+        "NPU_HOST_LIB=$DDK_PATH/<arch>-linux/devlib (the target's arch when cross-compiling), "
+        "then build again",
+        confirm="cann.toolkit",
+        sources=(Source("https://blog.csdn.net/m0_71340392/article/details/131904288", "report"),),
+        hints=("error",),
+    ),
+    Failure(
         id="op-ir-not-registered",
         mode="cann-env",
         component="ge",

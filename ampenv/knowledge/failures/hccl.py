@@ -346,7 +346,11 @@ FAILURES = (
         id="ranktable-device-ip-mismatch",
         mode="hccl",
         component="hccp",
-        patterns=(r"\bra_rdev_init_check_ip\(\d{1,6}\) ?: ?\[check\]\[ip\] ?fail",),
+        patterns=(
+            r"\bra_rdev_init_check_ip\(\d{1,6}\) ?: ?\[check\]\[ip\] ?fail",
+            # the same refusal as HCCL reports it (TensorFlow migration FAQ: ret -17)
+            r"\bra rdev init failed, ret \[-17\]",
+        ),
         codes=(),
         meaning="a device_ip in the rank table is not the IP configured on that NPU's network "
         "port, so HCCP refused to start its RDMA device",
@@ -358,6 +362,11 @@ FAILURES = (
         "$i -ip -g; done`) and correct device_ip in the rank table, or generate it again",
         confirm="env.hccl",
         sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/TensorFlowCommercial/800/migration/"
+                "tfmigr1/tfmigr1_000141.html (ra rdev init failed, ret [-17])",
+                "official",
+            ),
             Source(
                 "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha001/"
                 "hccl/hcclug/hcclug_000042.html",

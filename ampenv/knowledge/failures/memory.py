@@ -20,6 +20,30 @@ HOLDERS = "see who holds the device: `npu-smi info` (process table), `fuser -v /
 
 FAILURES = (
     Failure(
+        id="ge-variable-memory",
+        mode="device-memory",
+        component="ge",
+        # "AssignVarMem: ... Out of memory: current var size[13962468864] exceeds total var
+        # size[...]": TensorFlow's graph mode splits device memory into variables and graphs
+        patterns=(r"Out of memory: current var size\[\d{1,20}\]",),
+        codes=(),
+        meaning="the graph engine's variable memory (the part of device memory the TensorFlow "
+        "adapter gives variables) is smaller than the model's variables",
+        causes=("variable_memory_max_size left at its default for a model with large variables",),
+        fix="set variable_memory_max_size in the session config to the current var size it "
+        "names plus about 1 GB, and graph_memory_max_size to what the device has left (31 GB "
+        "minus it on a 32 GB device)",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/900/devaids/aoe/"
+                "aoepar_16_084.html (current var size exceeds total var size)",
+                "official",
+            ),
+        ),
+        hints=("out of memory",),
+    ),
+    Failure(
         id="npu-out-of-memory",
         mode="device-memory",
         component="torch_npu",

@@ -40,7 +40,8 @@ STRONG_CONTEXT = (
     r"|Calling Function = \w{1,80}, Code =)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
-WEAK_CONTEXT = r"(?:result =|\bret(?:code)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
+# pyACL's "acl.rt.set_device failed ret_int=507033" too
+WEAK_CONTEXT = r"(?:result =|\bret(?:code|_int)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
 CODE_CONTEXT = (
     rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )
