@@ -16,16 +16,19 @@ FAILURES = (
         # compiler's workers (te_fusion's parallel_compilation) started from a pool worker
         patterns=(r"AssertionError: daemonic processes are not allowed to have children",),
         codes=(),
-        meaning="a daemonic process (a multiprocessing pool's or a launcher's worker) tried to "
-        "start child processes: on Ascend, CANN's operator compiler starting its parallel "
-        "compile workers, so the compiler's init fails (EH9999 init env failed after it)",
+        meaning="a daemonic process (a multiprocessing pool's, a DataLoader's or a launcher's "
+        "worker) tried to start child processes, which Python refuses",
         causes=(
-            "the NPU work (its first operator compile) runs inside a daemonic worker process "
-            "(DeepSpeed's MoE worker, a multiprocessing.Pool, a DataLoader worker)",
+            "NPU work in a daemonic worker: CANN's operator compiler starts its parallel compile "
+            "workers at the first compile (te_fusion's parallel_compilation in the traceback, "
+            "EH9999 'init env failed' after it; DeepSpeed's MoE worker)",
+            "the program's own multiprocessing.Pool opened inside a DataLoader or Pool worker",
         ),
-        fix="run the NPU work in the main process or a multiprocessing.Process(daemon=False); "
+        fix="start the NPU work (or the pool) in the main process or in a "
+        "multiprocessing.Process(daemon=False), not inside a daemonic worker; as a last resort "
         "the note that met it marked the worker non-daemonic before compiling "
-        "(multiprocessing.current_process().daemon = False)",
+        "(multiprocessing.current_process().daemon = False: its children outlive a killed "
+        "parent)",
         confirm=None,
         sources=(
             Source(

@@ -15,9 +15,9 @@ FAILURES = (
         component="driver",
         patterns=(r"\bDrv_dkms_env_check failed\b", r"\bDkms install failed, details in\b"),
         codes=(),
-        meaning="the NPU driver's installer could not build its kernel module: it does not ship "
-        "a module for this kernel, and DKMS (with gcc and the kernel's headers) is not there to "
-        "build one",
+        meaning="the NPU driver's installer could not build its kernel module with DKMS for this "
+        "kernel: DKMS, gcc or the kernel's headers missing (its environment check), or the "
+        "build itself failed",
         causes=(
             "an OS kernel the driver package does not list (a kernel updated since the last "
             "driver install)",
@@ -28,9 +28,10 @@ FAILURES = (
         ),
         fix="compare `uname -r` with the kernels the driver release supports; install dkms, gcc "
         "and the headers of `uname -r` (yum install kernel-devel-$(uname -r) / apt install "
-        "linux-headers-$(uname -r)), remove /var/lib/dkms/davinci_ascend left by a failed "
-        "build, then run the driver's .run --full again (its log: "
-        "/var/log/ascend_seclog/ascend_install.log)",
+        "linux-headers-$(uname -r)); read the build's own log "
+        "(/var/lib/dkms/davinci_ascend/<version>/build/make.log, and "
+        "/var/log/ascend_seclog/ascend_install.log); remove a failed build with `dkms remove "
+        "davinci_ascend/<version> --all`, then run the driver's .run --full again",
         confirm="npu.driver",
         sources=(
             Source(
@@ -192,8 +193,6 @@ FAILURES = (
             r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
-            # CANN's installer looking for the driver it runs on
-            r"driver package is not installed\. If you install in docker, you should map",
         ),
         codes=(),
         meaning="a driver library cannot be loaded: the driver is not installed, its lib64 is "
@@ -210,11 +209,6 @@ FAILURES = (
         "lib64/common:$LD_LIBRARY_PATH)",
         confirm="npu.driver",
         sources=(
-            Source(
-                "https://www.hiascend.com/forum/thread-0260124018398140005-1-1.html (driver "
-                "package is not installed)",
-                "report",
-            ),
             Source(
                 "https://www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/"
                 "toolboxug_0098.html (ascend-dmi: libdcmi.so)",

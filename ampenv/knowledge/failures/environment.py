@@ -18,6 +18,32 @@ REGISTRY = (
 
 FAILURES = (
     Failure(
+        id="cxx11-abi-mismatch",
+        mode="cann-pairing",
+        component="nnal",
+        patterns=(r"undefined reference to [\"'`]?std::__cxx11\b",),
+        codes=(),
+        meaning="C++ code built with one C++ ABI links a library built with the other "
+        "(_GLIBCXX_USE_CXX11_ABI 0 against 1): on Ascend, NNAL/ATB ships both and the one "
+        "sourced must match torch's",
+        causes=(
+            "NNAL's set_env.sh sourced for the other ABI than the installed torch "
+            "(ATB's cxx_abi_0 and cxx_abi_1 libraries)",
+        ),
+        fix="read torch's ABI (python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())') "
+        "and source the ATB of that ABI: source /usr/local/Ascend/nnal/atb/set_env.sh "
+        "--cxx_abi=<0|1>; then rebuild",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/850/acce/ascendtb/"
+                "ascendtb_0095.html",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="acl-headers-not-found",
         mode="cann-env",
         component="acl",
@@ -30,8 +56,8 @@ FAILURES = (
             "shell that builds",
         ),
         fix=f"{SET_ENV}; export DDK_PATH=$ASCEND_HOME_PATH (the toolkit's latest) and "
-        "NPU_HOST_LIB=$DDK_PATH/<arch>-linux/devlib (the target's arch when cross-compiling), "
-        "then build again",
+        "NPU_HOST_LIB=$DDK_PATH/runtime/lib64/stub (some samples: $DDK_PATH/<arch>-linux/devlib; "
+        "the target's arch when cross-compiling), then build again",
         confirm="cann.toolkit",
         sources=(Source("https://blog.csdn.net/m0_71340392/article/details/131904288", "report"),),
         hints=("error",),

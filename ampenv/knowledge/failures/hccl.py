@@ -349,7 +349,8 @@ FAILURES = (
         patterns=(
             r"\bra_rdev_init_check_ip\(\d{1,6}\) ?: ?\[check\]\[ip\] ?fail",
             # the same refusal as HCCL reports it (TensorFlow migration FAQ: ret -17)
-            r"\bra rdev init failed, ret \[-17\]",
+            # (HCCP prints "ret(-17)", the FAQ "ret [-17]"; -67 is a port that is down)
+            r"\bra rdev init failed, ret ?[\[(] ?[-\u2013]17[\])]",
         ),
         codes=(),
         meaning="a device_ip in the rank table is not the IP configured on that NPU's network "
@@ -381,7 +382,10 @@ FAILURES = (
         component="hccl",
         # "[InitGroupStage][RanktableConfig]errNo[0x0000000005010001] path /ranktable.json is
         # not a valid real path"
-        patterns=(r"\[RanktableConfig\][^\n]{0,100}\bpath \S{1,300} is not a valid real path",),
+        patterns=(
+            r"(?:\[RanktableConfig\][^\n]{0,100}\bpath|\bRanktableRealPath:) \S{1,300} is not "
+            r"a valid real path",
+        ),
         codes=(),
         meaning="HCCL could not open the rank table: the path it was given (RANK_TABLE_FILE, or "
         "the communicator's argument) does not exist here or is not readable",

@@ -224,7 +224,7 @@ FAILURES = (
         mode="cann-pairing",
         component="torch_npu",
         patterns=(
-            r"undefined symbol: (?:Msprof|aclnn|aclrt|aclop|Hccl|hccl)\w{0,200}",
+            r"(?<!libatb\.so: )undefined symbol: (?:Msprof|aclnn|aclrt|aclop|Hccl|hccl)\w{0,200}",
             r"\baclnn\w{1,80} or \w{1,80} not in libopapi\.so",
             # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
             # non-fatal fallbacks only warn, so the RuntimeError is required
@@ -268,7 +268,8 @@ FAILURES = (
         id="torch-npu-atb-symbol",
         mode="cann-pairing",
         component="nnal",
-        patterns=(r"undefined symbol: _ZN3(?:atb|Mki)\w{1,400}",),
+        # an ATB symbol missing, or ATB's own library missing a CANN one (HcclAllGatherV)
+        patterns=(r"undefined symbol: _ZN3(?:atb|Mki)\w{1,400}", r"\blibatb\.so: undefined symbol"),
         codes=(),
         meaning="torch_npu and NNAL/ATB (or ATB and CANN) come from different releases: an ATB "
         "symbol one expects is missing from the other",
@@ -279,6 +280,7 @@ FAILURES = (
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/117", "report"),
             Source("https://github.com/Ascend/pytorch/issues/99", "report"),
+            Source("https://www.hiascend.com/forum/thread-0297190435264945257-1-1.html", "report"),
         ),
         hints=("undefined symbol",),
     ),
