@@ -9,6 +9,38 @@ FACTS = "shared/reference/ascend-facts.md"
 
 FAILURES = (
     Failure(
+        id="ascendc-kernel-build-failed",
+        mode="compile-cache",
+        component="bisheng",
+        patterns=(
+            # vllm-ascend's setup compiling its kernels (COMPILE_CUSTOM_KERNELS=1)
+            r"Function AscendcCompiler at line \d{1,6}, Command excution failed",
+            # a compiler older than the project (tilelang-ascend's --npu-arch, -xasc) ...
+            r"bisheng: error: unsupported option '--npu-arch",
+            # ... or newer, with rules the project's kernels do not meet yet (CANN 9.2)
+            r"error: simd_vf function '\w{1,200}' must be a free function",
+        ),
+        codes=(),
+        meaning="a project's own Ascend C kernels did not compile: the CANN it builds with (its "
+        "bisheng / Ascend C compiler) is another release than the one the kernels are written "
+        "for",
+        causes=(
+            "a CANN older or newer than the project's release supports (vllm-ascend's kernels "
+            "and CANN 8.2's renamed symbols, tilelang-ascend and a bisheng without --npu-arch, "
+            "flash-attention-npu and CANN 9.2's simd_vf rule)",
+        ),
+        fix="build with the CANN release the project's install guide pins (source its "
+        "set_env.sh before the build), or take the project release adapted to this CANN; "
+        "clear the project's kernel cache after changing either",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/804", "report"),
+            Source("https://github.com/tile-ai/tilelang-ascend/issues/73", "report"),
+            Source("https://github.com/MinghuasLab/flash-attention-npu/issues/171", "report"),
+        ),
+        hints=("error", "fail"),
+    ),
+    Failure(
         id="compile-in-daemon-process",
         mode="compile-cache",
         component="tbe",

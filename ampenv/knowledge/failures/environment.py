@@ -21,7 +21,7 @@ FAILURES = (
         id="cxx11-abi-mismatch",
         mode="cann-pairing",
         component="nnal",
-        patterns=(r"undefined reference to [\"'`]?std::__cxx11\b",),
+        patterns=(r"undefined reference to [^\n]{0,300}\bstd::__cxx11\b",),
         codes=(),
         meaning="C++ code built with one C++ ABI links a library built with the other "
         "(_GLIBCXX_USE_CXX11_ABI 0 against 1): on Ascend, NNAL/ATB ships both and the one "
@@ -32,7 +32,8 @@ FAILURES = (
         ),
         fix="read torch's ABI (python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())') "
         "and source the ATB of that ABI: source /usr/local/Ascend/nnal/atb/set_env.sh "
-        "--cxx_abi=<0|1>; then rebuild",
+        "--cxx_abi=<0|1>; then rebuild; for another library, build with the "
+        "_GLIBCXX_USE_CXX11_ABI it was built with, or against the CANN release it supports",
         confirm="python.stack",
         sources=(
             Source(

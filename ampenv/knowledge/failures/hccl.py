@@ -22,7 +22,11 @@ FAILURES = (
         component="hccl",
         # EI0001's message; HCCL_IF_IP wants "ip[%ifname]", a port variable a number in range
         # (the space is \s so that the message's longest fixed text, its key, is "is invalid")
-        patterns=(r"Environment\svariable \[[A-Za-z][A-Za-z0-9_]{1,60}\] is invalid",),
+        patterns=(
+            r"Environment\svariable \[[A-Za-z][A-Za-z0-9_]{1,60}\] is invalid",
+            # EI0001 for a NIC name the host (or container) does not have
+            r"by HCCL_SOCKET_IFNAME, but not found in the environment",
+        ),
         codes=("EI0001",),
         meaning="HCCL refused an environment variable's value (the message names the variable "
         "and the form it wants)",
@@ -32,7 +36,8 @@ FAILURES = (
             "a typo or a value out of range",
         ),
         fix="unset the variable or give it the form the message asks for (HCCL_IF_IP: an IP "
-        "address of this host); `ampenv doctor --only env.hccl` reads every HCCL variable",
+        "address of this host; HCCL_SOCKET_IFNAME: an interface it has, `ip -br addr`); "
+        "`ampenv doctor --only env.hccl` reads every HCCL variable",
         confirm="env.hccl",
         sources=(
             Source(
@@ -43,6 +48,11 @@ FAILURES = (
             Source(
                 "Ascend/DrivingSDK model_examples/BEVFusion/README.md"
                 "@e667017eb751b614c128c9c81812634cae362ee4 (FAQ: HCCL_IF_IP is invalid)",
+                "official",
+            ),
+            Source(
+                "hicann/hccl docs/zh/user_guide/fault_diagnosis/env_config_error_EI0001.md"
+                "@09300b70df9a031339f08e5f2ca06d7bf294d009",
                 "official",
             ),
         ),

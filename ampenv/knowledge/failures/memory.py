@@ -357,6 +357,8 @@ FAILURES = (
             # the extension failing to load because its own kernels library was never built
             # (another library it names is that library's failure, not this one)
             r"Failed to import vllm_ascend_C: ?libvllm_ascend_kernels\.so",
+            # its ops missing ("'_C_ascend' object has no attribute 'weak_ref_tensor'")
+            r"'_C_ascend' object has no attribute",
         ),
         codes=(),
         meaning="vllm-ascend's compiled extension (vllm_ascend_C, with its kernels library) is "
@@ -373,6 +375,7 @@ FAILURES = (
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/556", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1114", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/3342", "maintainer"),
         ),
         hints=("camem",),
     ),
