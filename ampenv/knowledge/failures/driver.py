@@ -10,6 +10,28 @@ PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 
 FAILURES = (
     Failure(
+        id="hami-vnpu-config-missing",
+        mode="container-devices",
+        component="hami",
+        # HAMi's Ascend device plugin: "load config failed, error is can not find vnpu config
+        # for chip 910B4-1"
+        patterns=(r"can not find vnpu config for chip \S{1,60}",),
+        codes=(),
+        meaning="HAMi's Ascend device plugin has no vNPU template for the chip name the driver "
+        "reports, so it exits and the node advertises no NPU",
+        causes=("a chip variant (910B4-1, ...) newer than the plugin's device-config.yaml",),
+        fix="add a vnpu entry for that chip name to the plugin's device-config ConfigMap (from "
+        "the template of its closest chip, with its memory and AI Core counts), or upgrade to a "
+        "plugin release that lists it; then restart the plugin's pods",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "https://github.com/Project-HAMi/volcano-vgpu-device-plugin/issues/51", "report"
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
         id="driver-dkms-env-check",
         mode="driver",
         component="driver",

@@ -283,6 +283,29 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
+        id="dist-store-unreachable",
+        mode="hccl",
+        component="torch.distributed",
+        # c10d's client: "The client socket has timed out after 1800000ms while trying to
+        # connect to (10.0.0.1, 38321)": the rendezvous store HCCL's root info goes through
+        patterns=(r"The client socket has timed out after \d{1,10}ms while trying to connect to",),
+        codes=(),
+        meaning="a rank could not reach torch.distributed's store (MASTER_ADDR:MASTER_PORT), "
+        "through which the ranks exchange HCCL's root info",
+        causes=(
+            "an address this worker cannot reach advertised for the master (Ray's node IP on "
+            "another NIC, a container's internal address)",
+            "the port closed by a firewall, or the master not started (or already gone)",
+        ),
+        fix="from the failing node try the address and port the line names (`nc -zv ADDR "
+        "PORT`); set MASTER_ADDR to the master's reachable address (Ray: `ray start "
+        "--node-ip-address=<reachable IP>`), pin the NICs (GLOO_SOCKET_IFNAME, "
+        "HCCL_SOCKET_IFNAME) and open the port",
+        confirm="dist.allreduce",
+        sources=(Source("https://github.com/verl-project/verl/issues/849", "report"),),
+        hints=("timeout",),
+    ),
+    Failure(
         id="master-port-in-use",
         mode="hccl",
         component="torch.distributed",
