@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ampenv.util import atomic
+
 OUT = Path(__file__).resolve().parent.parent / "ampenv/knowledge/failures/faultdiag.json"
 PATH = "component/ascend-faultdiag/src/ascend_fd/configuration/kg-config.json"
 TEXT = 300  # characters kept of a description or a suggestion line
@@ -181,7 +183,8 @@ def main(kg_file: str, commit: str) -> None:
         table = convert(json.loads(Path(kg_file).read_text(encoding="utf-8")), commit)
     except (OSError, ValueError, NotAGraph) as why:  # JSONDecodeError is a ValueError
         sys.exit(f"{kg_file}: {why}")
-    OUT.write_text(json.dumps(table, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    # the project's one writer: whole or not at all, never over what is not a regular file
+    atomic.write_text(OUT, json.dumps(table, ensure_ascii=False, indent=0) + "\n")
     print(f"{len(table['rules'])} rules, {len(table['left_out'])} left out -> {OUT}")
 
 
