@@ -111,9 +111,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # five: 1.05 s against 1.12 s): 52. Set 25's full disk and the keys cut at every
     # punctuation mark (a full-width bracket in a pasted message) parted some: 55.
     # Set 43's linker message "undefined reference to std::__cxx11 ..." (a C++ ABI mismatch
-    # with NNAL/ATB, printed with no error word in the user's paste): 56.
+    # with NNAL/ATB, printed with no error word in the user's paste): 56. Set 47's
+    # "HCCL_BUFFSIZE is too SMALL" (an MC2 operator's tiling, behind EZ9999 alone): 57.
     scanner = Scanner()
-    assert scanner.passes <= 56
+    assert scanner.passes <= 57
     assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
 

@@ -389,7 +389,8 @@ FAILURES = (
         patterns=(
             r"Failed to run BiShengHIR pipeline",
             r"\[ConvertLinalgRToBinary\] encounters error",
-            r"\bub overflow, requires \d{1,12} bits while \d{1,12} bits available",
+            # the figures may stand wrapped onto the next line
+            r"\bub overflow, requires \d{1,12} bits\b",
         ),
         codes=(),
         meaning="Triton-Ascend's compiler (BiSheng IR, bishengir-compile) could not lower a "

@@ -566,4 +566,38 @@ FAILURES = (
         sources=(Source("https://github.com/mindspore-ai/mindspore/issues/252", "report"),),
         hints=("hccn_tool",),
     ),
+    Failure(
+        id="hccl-buffsize-too-small",
+        mode="hccl",
+        component="hccl",
+        # the MC2 operators' tiling (MoeDistributeDispatch/Combine) checks its window:
+        # "HCCL_BUFFSIZE is too SMALL, ... NEEDED_HCCL_BUFFSIZE(...) = 305MB, HCCL_BUFFSIZE=200MB."
+        patterns=(r"HCCL_BUFFSIZE is too SMALL",),
+        codes=(),
+        meaning="a communicating operator (MoE dispatch/combine, the MC2 fused operators) needs "
+        "a larger HCCL window than HCCL_BUFFSIZE gives (200 MB by default): its tiling fails "
+        "(561002, EZ9999) before any data moves",
+        causes=(
+            "HCCL_BUFFSIZE left at its default for a MoE model whose batch, hidden size and "
+            "experts per rank need more (the line prints the size it needs)",
+        ),
+        fix="export HCCL_BUFFSIZE=<MB> at least the NEEDED_HCCL_BUFFSIZE the line prints (e.g. "
+        "1024) on every rank before the job starts, or lower the max batch size or the experts "
+        "per rank; `ampenv doctor --only env.hccl`",
+        confirm="env.hccl",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/pull/5287", "maintainer"),
+            Source(
+                "https://gitcode.com/cann/cann-recipes-infer models/glm_5_2/README.md (FAQ: "
+                "'HCCL_BUFFSIZE is too SMALL': export the size it needs, the same on all ranks)",
+                "official",
+            ),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha003/"
+                "maintenref/envvar/envref_07_0080.html (HCCL_BUFFSIZE, in MB, 200 by default)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
 )

@@ -116,6 +116,39 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
+        id="triton-install-broken",
+        mode="torch-pairing",
+        component="triton-ascend",
+        # torch._dynamo and vLLM import triton when a "triton" package is present; the
+        # triton-ascend wheel ships the whole triton/ namespace, so a half-removed one breaks
+        # `import torch` itself (through the torch_npu autoload)
+        patterns=(
+            r"module 'triton' has no attribute '(?:language|jit|runtime|compiler)'",
+            r"No module named 'triton\._C\.libtriton\.ascend'",
+            r"'triton\._C\.libtriton' is not a package",
+        ),
+        codes=(),
+        meaning="the triton package in this environment is broken: triton and triton-ascend "
+        "install into the same triton/ directory, so removing or installing one over the other "
+        "leaves a triton that imports without its parts",
+        causes=(
+            "upstream triton uninstalled after triton-ascend (vllm-ascend#7790: `pip uninstall "
+            "triton` took triton-ascend's files with it)",
+            "upstream triton installed over triton-ascend (triton-ascend#395: its libtriton "
+            "extension replaced triton-ascend's package directory)",
+        ),
+        fix="remove both and reinstall triton-ascend alone: pip uninstall -y triton "
+        "triton-ascend && pip install triton-ascend==<the release paired with your CANN and "
+        "vllm-ascend>; install it after anything that pulls in upstream triton",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/pull/7790", "maintainer"),
+            Source("https://github.com/triton-lang/triton-ascend/pull/395", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/12954", "maintainer"),
+        ),
+        hints=("no attribute", "no module named"),
+    ),
+    Failure(
         id="torch-npu-unpaired-attr",
         mode="torch-pairing",
         component="torch_npu",
