@@ -621,3 +621,26 @@ def test_torch_npu_1x_allocator_malloc_is_device_memory_only_for_its_memory_code
 def test_a_wording_names_its_own_cause_and_no_other(line: str, expected: Optional[str]) -> None:
     ids = [h.id for h in scan_lines([line], "t") if h.failure.family is None]
     assert ids == ([expected] if expected else [])
+
+
+def test_a_line_s_candidates_by_its_words_are_those_of_every_needed_text() -> None:
+    # the word index narrows a line's candidates exactly as trying every needed text would,
+    # on every line of the corpus (its texts' words, codes and punctuation) and lines made to
+    # hold a needed text glued to other words
+    from ampenv.knowledge.failures.match import _Plan
+
+    plan = _Plan.of(tuple(CATALOGUE))
+    needed = [r for f in CATALOGUE for _, _, r in f._tried if r]
+    lines = [f"{a}{r}{b}" for r in needed for a, b in (("x", "y"), ("9", "0"), ("", ""))]
+    for entry in (*POSITIVE, *NEGATIVE):
+        text = (LOGS / entry["file"]).read_bytes().decode("utf-8", "replace").lower()
+        lines += text.splitlines()
+    assert len(plan.always) < len(needed) / 4  # most are looked up by a word
+    for line in lines:
+        for digits in (False, True):
+            every = [
+                f
+                for f in CATALOGUE
+                if any((digits or not c) and (f.following or r in line) for _, c, r in f._tried)
+            ]
+            assert plan.alive(line, digits) == every, line

@@ -215,6 +215,53 @@ def _trim(line: str, start: int, end: int) -> str:
     return line[at : at + EXCERPT]
 
 
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The entries of one set of hint words and the texts their patterns need in a line
+    (required text, reads a numeric code, the entry's place), indexed by a word each text holds
+    whole (letters and digits with a mark on both sides within it: a line that holds the text
+    holds that word whole), so that a line is looked up by its own words instead of tried with
+    every text (a line of "error" and "failed" holds the hints of seventy entries). A text
+    without such a word ("507035", "inner error") is looked for in every line."""
+
+    entries: tuple[Failure, ...]
+    by_word: dict[str, tuple[tuple[str, bool, int], ...]]
+    always: tuple[tuple[str, bool, int], ...]
+
+    @classmethod
+    def of(cls, entries: tuple[Failure, ...]) -> _Plan:
+        by_word: dict[str, list[tuple[str, bool, int]]] = {}
+        always = []
+        for i, f in enumerate(entries):
+            for _, coded, required in f._tried:
+                # an entry that reads the lines after its own, or a pattern that needs no
+                # text, is always tried (required text "" is in every line)
+                need = ("" if f.following else required, coded, i)
+                inner = [
+                    m.group()
+                    for m in _TOKEN.finditer(need[0])
+                    if m.start() > 0 and m.end() < len(need[0])
+                ]
+                if inner:
+                    by_word.setdefault(max(inner, key=len), []).append(need)
+                else:
+                    always.append(need)
+        return cls(entries, {w: tuple(n) for w, n in by_word.items()}, tuple(always))
+
+    def alive(self, lowered: str, digits: bool) -> list[Failure]:
+        by_word = self.by_word
+        needs = [n for w in set(_TOKEN.findall(lowered)) if w in by_word for n in by_word[w]]
+        alive = {
+            i
+            for required, coded, i in (*self.always, *needs)
+            if (digits or not coded) and required in lowered
+        }
+        return [self.entries[i] for i in sorted(alive)]
+
+
 @dataclass
 class Scanner:
     """Feed it one or more texts; ``hits()`` aggregates one hit per failure id."""
@@ -225,11 +272,8 @@ class Scanner:
     # that hold its word ("err" finds "error"): pass -> the hints it finds.
     _passes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
     _by_hint: dict[bytes, tuple[Failure, ...]] = field(default_factory=dict)  # a hint's entries
-    # the entries of a line's hints, and the text each pattern of theirs needs in the line:
-    # (required text, reads a numeric code, the entry's place) for the patterns that need one
-    _candidates: dict[
-        tuple[bytes, ...], tuple[tuple[Failure, ...], tuple[tuple[str, bool, int], ...]]
-    ] = field(default_factory=dict)
+    # the entries of a line's hints, and the texts their patterns need in the line
+    _candidates: dict[tuple[bytes, ...], _Plan] = field(default_factory=dict)
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
@@ -301,19 +345,10 @@ class Scanner:
             entries = tuple(
                 sorted(merged.values(), key=lambda f: (f.decode is not None, self._order[id(f)]))
             )
-            # an entry that reads the lines after its own, or a pattern that needs no text,
-            # is always tried (required text "" is in every line)
-            needs = tuple(
-                ("" if f.following else required, coded, i)
-                for i, f in enumerate(entries)
-                for _, coded, required in f._tried
-            )
             if len(self._candidates) >= SEEN_LINES:  # a log of every mix of hint words
                 self._candidates.clear()
-            plan = self._candidates[hints] = (entries, needs)
-        entries, needs = plan
-        alive = {i for required, coded, i in needs if (digits or not coded) and required in lowered}
-        return [f for i, f in enumerate(entries) if i in alive]
+            plan = self._candidates[hints] = _Plan.of(entries)
+        return plan.alive(lowered, digits)
 
     def feed_bytes(
         self, data: bytes, name: str, first_line: int = 1, deadline: Optional[float] = None
