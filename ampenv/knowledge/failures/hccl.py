@@ -600,4 +600,40 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="mooncake-ascend-direct-connect",
+        mode="hccl",
+        component="mooncake (ascend_direct, CANN's ADXL)",
+        # Mooncake's AscendDirect transport moves the KV cache device to device through CANN's
+        # ADXL engine: "ascend_direct_transport.cpp:820] Failed to connect to target:
+        # 172.17.0.16:25482, status: 103900"
+        patterns=(
+            r"Failed to connect to target: [^\s,]{1,80}, status: \d{1,9}",
+            r"Connect timeout to: [^\s,]{1,80}, you can increase the timeout",
+            r"Failed to initialize AdxlEngine, status: \d{1,9}",
+        ),
+        codes=(),
+        meaning="Mooncake's AscendDirect transport (CANN's ADXL engine, device to device) could "
+        "not connect to the peer's NPU, so the KV cache of a prefill/decode pair was not moved",
+        causes=(
+            "a CANN older than 8.3.RC1 (no ADXL), or the connector not told to use it "
+            '("use_ascend_direct": true missing from kv_connector_extra_config; vllm-ascend#5635)',
+            "the NPUs of the two nodes cannot reach each other over the device network, or the "
+            "link takes longer than ASCEND_CONNECT_TIMEOUT to come up (vllm-ascend#7401)",
+        ),
+        fix="on both nodes: CANN 8.3.RC1 or newer and "
+        '"use_ascend_direct": true in kv_connector_extra_config (vllm-ascend\'s Mooncake '
+        "PD-disaggregation guide); check the device network between them: `hccn_tool -i <dev> "
+        "-ping -g address <the peer NPU's IP>`; for 'Connect timeout', raise "
+        "ASCEND_CONNECT_TIMEOUT on every node",
+        confirm=None,
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/5635", "maintainer"),
+            Source("https://github.com/kvcache-ai/Mooncake/pull/740", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/7401", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/4866", "report"),
+            Source("https://github.com/kvcache-ai/Mooncake/pull/857", "report"),
+        ),
+        hints=("fail", "timeout"),
+    ),
 )
