@@ -612,7 +612,7 @@ FAILURES = (
             r"Error setting ASCEND_RT_VISIBLE_DEVICES\b",
             r"No NPU devices found or specified in ASCEND_RT_VISIBLE_DEVICES",
             # the runtime's own check: an id beyond the devices this container or node has
-            r"set ASCEND_RT_VISIBLE_DEVICES:\[[^\]\n]{0,200}\] error, input data rang",
+            r"set ASCEND_RT_VISIBLE_DEVICES:\[?[^\]\n]{0,200}\]? error, input data rang",
             # the runtime's EE2002: "Value 1,2,2 for environment variable
             # ASCEND_RT_VISIBLE_DEVICES is invalid. Expected value: cannot be duplicated."
             r"for environment variable ASCEND_RT_VISIBLE_DEVICES is invalid",

@@ -509,18 +509,25 @@ FAILURES = (
             r"File already exists in database: dvpp_tensor_shape\.proto",
             # CANN's C++ side read what te printed as JSON, and it was a Python traceback
             r"parse_error\.101 [^\n]{0,200}last read: 'T'",
+            # a caller of another release reaching into CANN's TBE package
+            r"module '(?:\w{1,40}\.)?tbe\.[\w.]{1,120}' has no attribute '\w{1,80}'",
         ),
         codes=(),
-        meaning="CANN's Python packages (te, hccl, and the protobuf descriptors they carry) are "
-        "from another CANN release than the one in use: two copies register the same "
-        "descriptors, or te fails and CANN reads its traceback where it expected JSON",
+        meaning="CANN's Python packages (te/tbe, hccl, and the protobuf descriptors they carry) "
+        "are from another CANN release than the one in use, or than the framework calling "
+        "them expects: two copies register the same descriptors, a tbe module lacks what its "
+        "caller asks for, or te fails and CANN reads its traceback where it expected JSON",
         causes=(
             "te (or hccl, op_compile_tool) wheels pip-installed from an older CANN, shadowing "
             "the ones of the CANN the environment sources",
+            "a framework (MindSpore) of a release paired with another CANN than the installed "
+            "one",
         ),
         fix="reinstall the Python packages shipped with the CANN in use: pip install "
         "--force-reinstall $ASCEND_HOME_PATH/lib64/te-*.whl (and the hccl and op_compile_tool "
-        "wheels beside it), or pip uninstall the stray copies",
+        "wheels beside it), or pip uninstall the stray copies; if they are the CANN's own, "
+        "install the framework release paired with this CANN (MindSpore's install page lists "
+        "the CANN of each release)",
         confirm="cann.toolkit",
         sources=(
             Source(
@@ -532,6 +539,12 @@ FAILURES = (
                 "@9e844dc65dc5ef4381574e8b6ec2f93f9681f720 (old te/hccl in a conda env after a "
                 "CANN upgrade: json parse_error.101)",
                 "official",
+            ),
+            Source(
+                "79laowang/orangePi-AiPro MINDSPORE_INSTALL_GUIDE.md"
+                "@e4a2a4851f6f857116b0a7258b0ed9f964e76668 (MindSpore on CANN 7.1.0: tbe's "
+                "op_tiling lacks sys_version)",
+                "report",
             ),
         ),
         hints=("error",),
