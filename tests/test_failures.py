@@ -644,3 +644,27 @@ def test_a_line_s_candidates_by_its_words_are_those_of_every_needed_text() -> No
                 if any((digits or not c) and (f.following or r in line) for _, c, r in f._tried)
             ]
             assert plan.alive(line, digits) == every, line
+
+
+@pytest.mark.parametrize(
+    ("total", "free", "reserved", "elsewhere"),
+    [
+        ("60.97 GiB", "20.04 MiB", "1.82 GiB", True),  # a card another process filled
+        ("60.97 GiB", "1.66 GiB", "58.95 GiB", False),  # the job's own tensors
+        ("28.50 GiB", "149.57 MiB", "10.28 GiB", True),
+        ("32.00 GiB", "0 B", "16.00 GiB", False),  # half: not more than half
+        ("1024.00 MiB", "1.00 KiB", "100.00 MiB", True),
+        ("0 B", "0 B", "0 B", False),  # no capacity printed: no reading
+    ],
+)
+def test_an_out_of_memory_line_s_figures_say_whether_the_memory_was_held_elsewhere(
+    total: str, free: str, reserved: str, elsewhere: bool
+) -> None:
+    line = (
+        f"RuntimeError: NPU out of memory. Tried to allocate 18.00 MiB (NPU 0; {total} total "
+        f"capacity; 1.70 GiB already allocated; 1.70 GiB current active; {free} free; "
+        f"{reserved} reserved in total by PyTorch)"
+    )
+    ids = [h.id for h in scan_lines([line], "x")]
+    assert ("npu-memory-held-elsewhere" in ids) is elsewhere, ids
+    assert "npu-out-of-memory" in ids  # the allocator's own reading stays

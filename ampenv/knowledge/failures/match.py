@@ -623,8 +623,10 @@ class Scanner:
         """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
         the code it captured), with the match."""
         m = failure.search(line, digits, lowered)
-        if m is None or failure.decode is None:
-            return None if m is None else (failure, m)
+        if m is None or (failure.judge is not None and not failure.judge(m)):
+            return None
+        if failure.decode is None:
+            return failure, m
         # an error mark before the code counts, the family's own context included
         if self.heed_levels and _quiet(line, m.end("code")):
             return None

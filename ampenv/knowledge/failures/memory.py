@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ampenv.knowledge.failures.model import Failure, Source, code, code_hints
 
 CODES_H = (
@@ -18,7 +20,65 @@ CACHING_ALLOC = (
 )
 HOLDERS = "see who holds the device: `npu-smi info` (process table), `fuser -v /dev/davinci*`"
 
+_BYTES = {"b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_FIGURE = r"(\d{1,9}(?:\.\d{1,6})?) ([KMGT]iB|B)"
+
+
+def _held_elsewhere(m: re.Match[str]) -> bool:
+    """Whether more than half of the device was neither free nor reserved by PyTorch when it
+    ran out. On the corpus's 29 such lines the share parts cleanly: 22 at 10% or less
+    (the job's own tensors filled the device), 7 at 60% or more, and of those the answer
+    named other processes on the device (four), CANN's own memory (a regression), or could
+    not tell (one, called fragmentation, with 18 of 28.5 GiB outside PyTorch's pool)."""
+    total, free, reserved = (
+        float(m.group(i)) * _BYTES[m.group(i + 1).lower()]
+        for i in (1, 3, 5)
+    )
+    return total > 0 and total - free - reserved > total / 2
+
+
 FAILURES = (
+    Failure(
+        id="npu-memory-held-elsewhere",
+        mode="device-memory",
+        component="torch_npu",
+        # torch_npu's "(NPU 0; 60.97 GiB total capacity; 1.70 GiB already allocated; 1.70 GiB
+        # current active; 20.04 MiB free; 1.82 GiB reserved in total by PyTorch)"
+        patterns=(
+            rf"out of memory\.[^\n]{{0,200}}?\(NPU \d{{1,3}}; {_FIGURE} total capacity;"
+            rf"[^\n]{{0,200}}? {_FIGURE} free; {_FIGURE} reserved in total by PyTorch",
+        ),
+        codes=(),
+        meaning="the device ran out of memory while PyTorch's allocator held less than half of "
+        "it: the rest was taken outside this process's tensors (the line's total capacity, "
+        "free and reserved figures say how much)",
+        causes=(
+            "other processes on the same device: a leftover or concurrent job, a server, "
+            "another container (a --privileged container sees every device and may land on a "
+            "busy one)",
+            "this process's own memory outside PyTorch's pool: CANN's runtime and HCCL's "
+            "buffers (HCCL_BUFFSIZE per communicator), a custom pool (vLLM's sleep mode), a "
+            "CANN release that leaks (vllm-ascend#1653: an alpha CANN)",
+        ),
+        fix=HOLDERS + "; stop them, or point the job at a free device "
+        "(ASCEND_RT_VISIBLE_DEVICES; in a container pass only its own /dev/davinciN); if "
+        "nothing else runs there, the memory is this process's outside PyTorch: check "
+        "HCCL_BUFFSIZE and the number of communicators, and the CANN release",
+        confirm="npu.devices",
+        sources=(
+            Source(CACHING_ALLOC + " (the figures of its out-of-memory message)", "official"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1670", "report"),
+            Source(
+                "itove/ascend mdbook/src/log/output-3.log@78ca59931c3fb82bf7276a0b7928f9c281c5aa42 "
+                "(MindIE loading weights beside a leftover process)",
+                "report",
+            ),
+            Source("https://blog.gitcode.com/74eaeea61198e7c443c364daa9b0f904.html", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/pull/1653", "maintainer"),
+        ),
+        hints=("out of memory",),
+        judge=_held_elsewhere,
+    ),
     Failure(
         id="ge-variable-memory",
         mode="device-memory",

@@ -178,6 +178,9 @@ class Failure:
     # code alone names the code's table row, not this entry. Otherwise the entry owns its codes,
     # and a code in a wording its patterns do not know is still this entry.
     narrower: bool = False
+    # The figures a match captured decide whether the line is this failure (an out-of-memory
+    # line whose figures say where the memory went); None: every match is.
+    judge: Optional[Callable[[re.Match[str]], bool]] = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
