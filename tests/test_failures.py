@@ -668,3 +668,15 @@ def test_an_out_of_memory_line_s_figures_say_whether_the_memory_was_held_elsewhe
     ids = [h.id for h in scan_lines([line], "x")]
     assert ("npu-memory-held-elsewhere" in ids) is elsewhere, ids
     assert "npu-out-of-memory" in ids  # the allocator's own reading stays
+
+
+def test_torch_npu_s_lookup_of_a_function_library_by_library_is_not_a_missing_symbol() -> None:
+    miss = (
+        '[WARNING] APP(1,python):2026-06-26-17:57:13.768.924 1 op_api_common.h:'
+        'GetOpApiFuncAddrInLib:65: "[PTA]:dlsym aclnnFoo from libopapi_math.so failed, '
+        'error:/opt/cann/lib64/libopapi_math.so: undefined symbol: aclnnFoo."'
+    )
+    assert scan_lines([miss], "x") == []
+    assert scan_lines(['o: undefined symbol: aclnnFoo."'], "x") == []  # its row off a screen
+    failed = "ImportError: /site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: aclnnFoo"
+    assert "torch-npu-cann-symbol" in [h.id for h in scan_lines([failed], "x")]

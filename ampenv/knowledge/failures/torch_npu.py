@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 PAIR_FIX = (
@@ -13,6 +15,19 @@ PAIR_FIX = (
 TORCH_SYMBOLS = r"_ZN[KVRO]{0,3}(?:3c10|2at|5torch|5caffe2|4c10d)"
 # torch_npu's own C++ namespaces: an extension linking them was built against one torch_npu.
 TORCH_NPU_SYMBOLS = r"_ZN[KVRO]{0,3}(?:7c10_npu|6at_npu|9torch_npu|6op_api|9op_plugin)"
+
+# torch_npu looks an aclnn function up in each operator library in turn and warns of every
+# miss ("[PTA]:dlsym aclnnX from libopapi_math.so failed, error:...: undefined symbol: aclnnX.")
+# before it finds it in another; only finding it nowhere is a failure, said in words of its own
+# ("aclnnX or aclnnXGetWorkspaceSize not in libopapi.so"). Ascend/op-plugin op_api_common.h.
+_LOOKUP_MISS = re.compile(r"\bdlsym \w{1,200} from \S{1,300} failed", re.IGNORECASE)
+
+
+def _not_a_lookup_miss(m: re.Match[str]) -> bool:
+    # off a screen, the row that holds the symbol may have lost the "dlsym" part; the
+    # warning's own end, a full stop then the logger's closing quote, still marks it
+    return _LOOKUP_MISS.search(m.string) is None and not m.string.startswith('."', m.end())
+
 
 FAILURES = (
     Failure(
@@ -296,6 +311,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/pull/1261", "report"),
         ),
         hints=("undefined symbol", "libopapi", "fail"),
+        judge=_not_a_lookup_miss,
     ),
     Failure(
         id="torch-npu-atb-symbol",
@@ -344,6 +360,7 @@ FAILURES = (
             Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/9624 (ge::)", "report"),
         ),
         hints=("undefined symbol",),
+        judge=_not_a_lookup_miss,
     ),
     Failure(
         id="kernels-missing",
@@ -409,7 +426,11 @@ FAILURES = (
         id="op-not-built-for-chip",
         mode="cann-pairing",
         component="opp",
-        patterns=(r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",),
+        patterns=(
+            r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",
+            # the same, wrapped after "binary_info_config.json of"
+            r"\bsocVersion \[\w{1,40}\] does not support opType \[",
+        ),
         codes=(),
         meaning="the installed operator packages have no kernel of this operator for this chip "
         "(the line names the chip and the operator): this CANN / ops release does not support "
