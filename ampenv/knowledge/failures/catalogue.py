@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ampenv.knowledge.failures.acl import FAILURES as ACL
+from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
@@ -18,6 +19,7 @@ from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 NAMED: tuple[Failure, ...] = (
     *ENVIRONMENT,
     *TORCH_NPU,
+    *CANN_PAIRING,
     *DRIVER,
     *MEMORY,
     *ACL,

@@ -1,0 +1,397 @@
+"""torch_npu and the frameworks against CANN, NNAL/ATB and the kernels packages."""
+
+from __future__ import annotations
+
+import re
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+# torch_npu looks an aclnn function up in each operator library in turn and warns of every
+# miss ("[PTA]:dlsym aclnnX from libopapi_math.so failed, error:...: undefined symbol: aclnnX.")
+# before it finds it in another; only finding it nowhere is a failure, said in words of its own
+# ("aclnnX or aclnnXGetWorkspaceSize not in libopapi.so"). Ascend/op-plugin op_api_common.h.
+_LOOKUP_MISS = re.compile(r"\bdlsym \w{1,200} from \S{1,300} failed", re.IGNORECASE)
+
+
+def _not_a_lookup_miss(m: re.Match[str]) -> bool:
+    # off a screen, the row that holds the symbol may have lost the "dlsym" part; the
+    # warning's own end, a full stop then the logger's closing quote, still marks it
+    return _LOOKUP_MISS.search(m.string) is None and not m.string.startswith('."', m.end())
+
+
+FAILURES = (
+    Failure(
+        id="torch-npu-cann-symbol",
+        mode="cann-pairing",
+        component="torch_npu",
+        patterns=(
+            r"(?<!libatb\.so: )undefined symbol: (?:Msprof|aclnn|aclrt|aclop|Hccl|hccl)\w{0,200}",
+            r"\baclnn\w{1,80} or \w{1,80} not in libopapi\.so",
+            # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
+            # non-fatal fallbacks only warn, so the RuntimeError is required
+            r"Failed to find function ?(?:acl|hccl|Hccl)\w{1,80}",
+            r"maybe you(?:r)? cann version is too low",
+            r"need to upgrade hccl version",
+        ),
+        codes=(),
+        meaning="torch_npu needs a CANN function the installed CANN lacks: torch_npu is newer "
+        "(or older) than the CANN it runs on ('Failed to find function acl...': the CANN is "
+        "older than this torch_npu needs)",
+        causes=("CANN and torch_npu from different releases",),
+        fix="install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
+        'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '
+        "the release this torch_npu names; `ampenv doctor --only python.stack,cann.toolkit`",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/framework/interface/HcclInterface.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/interface/HcclInterface.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source("https://github.com/triton-lang/triton-ascend/issues/328", "report"),
+            Source("https://github.com/triton-lang/triton-ascend/pull/1099", "report"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/interface/AclInterface.cpp"
+                '@00926aa18db90350fad664ff185ce1feb445dedd (TORCH_CHECK(func, "Failed to find '
+                'function ", ...), ErrCode::NOT_FOUND)',
+                "official",
+            ),
+            Source("https://github.com/vllm-project/vllm-ascend/pull/1261", "report"),
+        ),
+        hints=("undefined symbol", "libopapi", "fail"),
+        judge=_not_a_lookup_miss,
+    ),
+    Failure(
+        id="torch-npu-atb-symbol",
+        mode="cann-pairing",
+        component="nnal",
+        # an ATB symbol missing, or ATB's own library missing a CANN one (HcclAllGatherV)
+        patterns=(r"undefined symbol: _ZN3(?:atb|Mki)\w{1,400}", r"\blibatb\.so: undefined symbol"),
+        codes=(),
+        meaning="torch_npu and NNAL/ATB (or ATB and CANN) come from different releases: an ATB "
+        "symbol one expects is missing from the other",
+        causes=("NNAL installed for another CANN or torch_npu release",),
+        fix="install the NNAL (ATB) release that matches CANN and torch_npu, then source "
+        "/usr/local/Ascend/nnal/atb/set_env.sh",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/117", "report"),
+            Source("https://github.com/Ascend/pytorch/issues/99", "report"),
+            Source("https://www.hiascend.com/forum/thread-0297190435264945257-1-1.html", "report"),
+        ),
+        hints=("undefined symbol",),
+    ),
+    Failure(
+        id="cann-undefined-symbol",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(
+            r"/(?:ascend-toolkit|cann[-\w.]{0,20})/\S{1,300}\.so: undefined symbol: \w{1,400}",
+            # CANN's own C++ namespaces (ge::, optiling::, gert::, ErrorManager): whoever misses
+            # one was built against another CANN
+            r"undefined symbol: _ZN[KVRO]{0,3}(?:2ge|8optiling|4gert|12ErrorManager)\w{0,400}",
+        ),
+        codes=(),
+        meaning="a CANN symbol is missing: parts of two CANN versions are mixed in one install "
+        "or on LD_LIBRARY_PATH, or a framework's Ascend plugin was built against another CANN",
+        causes=(
+            "an upgrade left old components behind, or two toolkits on LD_LIBRARY_PATH",
+            "kernels/ops package from another CANN version",
+            "a framework plugin (Paddle, MindSpore, Paddle-Lite) built for another CANN release",
+        ),
+        fix="reinstall the CANN toolkit and kernels of one version, and keep only its set_env.sh "
+        "in the environment; a framework's Ascend plugin must be the build for that CANN "
+        "version (or rebuilt against it)",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/Ascend/samples/issues/21", "report"),
+            Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/9624 (ge::)", "report"),
+        ),
+        hints=("undefined symbol",),
+        judge=_not_a_lookup_miss,
+    ),
+    Failure(
+        id="kernels-missing",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(
+            r"Cannot find bin(?:ary)? (?:of|for) op",
+            r"binary_info_config\.json failed",
+            r"check if the opp_kernel package is instal",
+            r"\bopp[_ ]kernels?\b[^\n]{0,30}\bnot installed",
+            r"\bOp \w{1,80} does not ha(?:s|ve) any binary",
+            r"Do not find tiling func of \w{1,80}",
+            r"Cannot parse json for config file \[[^\]\n]{0,300}/kernel/config/",
+            # aclnn's loader (errno 561108) and the device's AI CPU scheduler missing a kernel
+            # library the framework installs (libpt_kernels.so)
+            r"\bParse dynamic kernel config fail",
+            r"\bso manager init failed, soFile is [^\n]{0,200}aicpu_kernels",
+        ),
+        codes=(),
+        meaning="no precompiled kernel for the operator: the kernels (ops) package is missing, "
+        "from another CANN version, or the dtype/shape is not supported",
+        causes=(
+            "Ascend-cann-kernels-<chip> (CANN >= 8.5: cann-<chip>-ops) not installed",
+            "kernels package of another CANN version",
+            "an input dtype the operator does not support",
+            "an AI CPU kernel library the framework deploys to the device missing "
+            "(/usr/lib64/aicpu_kernels/libpt_kernels.so: the toolkit install that ships it)",
+        ),
+        fix="install the kernels package of the same CANN version for this chip "
+        "(Ascend-cann-kernels-<chip>_<version>.run --install), then source set_env.sh; where it "
+        "is installed (`ampenv doctor --only cann.toolkit`), the operator has no kernel for the "
+        "dtypes its key names (float = float32, double): cast its inputs to float16 or bfloat16",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/"
+                "operator_called_error.md@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/237", "report"),
+            Source("https://github.com/Ascend/MindSpeed-LLM/issues/2", "report"),
+            Source("https://github.com/hiyouga/LlamaFactory/issues/3796", "maintainer"),
+            Source("https://github.com/hiyouga/LlamaFactory/issues/3779", "report"),
+            Source(
+                "https://www.hiascend.com/forum/thread-02108172740147456233-1-1.html (float32 "
+                "FlashAttentionScore)",
+                "report",
+            ),
+            Source(
+                "https://www.hiascend.com/forum/thread-0215170148428890076-1-1.html (Parse "
+                "dynamic kernel config fail)",
+                "report",
+            ),
+            Source(
+                "https://hiascend.com/doc_center/source/zh/canncommercial/700/modeldevpt/ptmigr/"
+                "AImpug_000175.html (libpt_kernels.so)",
+                "official",
+            ),
+        ),
+        hints=("cannot", "fail", "not installed", "binary"),
+    ),
+    Failure(
+        id="op-not-built-for-chip",
+        mode="cann-pairing",
+        component="opp",
+        patterns=(
+            r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",
+            # the same, wrapped after "binary_info_config.json of"
+            r"\bsocVersion \[\w{1,40}\] does not support opType \[",
+        ),
+        codes=(),
+        meaning="the installed operator packages have no kernel of this operator for this chip "
+        "(the line names the chip and the operator): this CANN / ops release does not support "
+        "the operator on it",
+        causes=(
+            "the operator exists only for other chips (310P lacks many fused A2/A3 operators)",
+            "a CANN or custom-ops package older than the framework that calls the operator",
+        ),
+        fix="install the CANN kernels / custom-ops release that ships the operator for this chip "
+        "(the framework's install guide pins it), or run that model path on a chip that has it",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/1813", "maintainer"),
+            Source("https://github.com/sgl-project/sglang/issues/31938", "report"),
+        ),
+        hints=("not support",),
+    ),
+    Failure(
+        id="ops-package-other-chip",
+        mode="cann-pairing",
+        component="opp",
+        patterns=(
+            r"\bsocversion \w{1,40} of (?:the )?bin package does not match\b",
+            # an offline model (.om) ATC built for another SoC, refused when it is loaded
+            r"ModelCheckCompatibility failed, supported socVersion=\w{1,40}, but the model "
+            r"socVersion=\w{1,40}",
+        ),
+        codes=(),
+        meaning="an operator package (prebuilt kernels, a custom-op bin package) or an offline "
+        "model (.om) was built for another chip (SoC) than the one in this node, and its "
+        "installer or loader refuses it",
+        causes=(
+            "the package built with a default or guessed SoC (its run.sh / build SOC_VERSION) "
+            "instead of this node's chip",
+            "a kernels package or image made for another Ascend product",
+        ),
+        fix="rebuild or reinstall the package for this chip: its name is in `npu-smi info` "
+        "(e.g. 310P3 -> Ascend310P3); pass it to the build or installer (run.sh with the "
+        "socversion parameter, SOC_VERSION=Ascend<name>, atc --soc_version=Ascend<name> for an "
+        ".om), and install CANN's kernels for this chip (Ascend-cann-kernels-<chip>)",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/5599", "report"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/6676 (same text; answered: "
+                "set the SoC for the hardware)",
+                "report",
+            ),
+            Source(
+                "https://github.com/k2-fsa/sherpa-onnx/pull/2740 (an .om for 910B on 910B2)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="cann-chip-unsupported",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(
+            r"init runtime platform info failed",
+            r"\bGet soc name failed",
+            # the Triton-Ascend / bisheng compiler not knowing this SoC
+            r"for the --target option: Cannot find option named '?Ascend\w{1,20}",
+            # CANN's opbuild (a custom-op package's build) not knowing the SoC
+            r"Invalid socVersion \w{3,30}",
+            # CANN's Ascend C kernel build (a project building its own kernels) not knowing it
+            r"SOC_VERSION \w{1,40} does not support, the support list is",
+        ),
+        codes=(),
+        meaning="CANN could not load the platform description of this chip (the SocVersion the "
+        "line names), so GE and the operator compiler did not start (500001, "
+        "AclSetCompileopt / OpCompileProcessor init failed follow): the installed CANN or its "
+        "kernels do not support this chip",
+        causes=(
+            "a CANN toolkit too old for this chip, or made for another product",
+            "the kernels (ops) package of another chip or CANN release",
+            "the chip read wrong: driver not matching CANN, or not mounted into the container",
+        ),
+        fix="compare the SocVersion in the line with `npu-smi info`; check that CANN has its "
+        "platform file ($ASCEND_HOME_PATH/<arch>-linux/data/platform_config/<SocVersion>.ini); "
+        "install a CANN toolkit and kernels package that support this chip; "
+        "`ampenv doctor --only cann.toolkit,npu.driver`",
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/692", "report"),
+            Source("https://github.com/mindspore-ai/mindspore/issues/344 (soc name)", "report"),
+            Source("https://github.com/sgl-project/sglang/issues/16360 (bishengir)", "report"),
+        ),
+        hints=("fail", "cannot", "error"),
+    ),
+    Failure(
+        id="cann-python-other-release",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(
+            r"File already exists in database: dvpp_tensor_shape\.proto",
+            # CANN's C++ side read what te printed as JSON, and it was a Python traceback
+            r"parse_error\.101 [^\n]{0,200}last read: 'T'",
+            # a caller of another release reaching into CANN's TBE package
+            r"module '(?:\w{1,40}\.)?tbe\.[\w.]{1,120}' has no attribute '\w{1,80}'",
+        ),
+        codes=(),
+        meaning="CANN's Python packages (te/tbe, hccl, and the protobuf descriptors they carry) "
+        "are from another CANN release than the one in use, or than the framework calling "
+        "them expects: two copies register the same descriptors, a tbe module lacks what its "
+        "caller asks for, or te fails and CANN reads its traceback where it expected JSON",
+        causes=(
+            "te (or hccl, op_compile_tool) wheels pip-installed from an older CANN, shadowing "
+            "the ones of the CANN the environment sources",
+            "a framework (MindSpore) of a release paired with another CANN than the installed one",
+        ),
+        fix="reinstall the Python packages shipped with the CANN in use: pip install "
+        "--force-reinstall $ASCEND_HOME_PATH/lib64/te-*.whl (and the hccl and op_compile_tool "
+        "wheels beside it), or pip uninstall the stray copies; if they are the CANN's own, "
+        "install the framework release paired with this CANN (MindSpore's install page lists "
+        "the CANN of each release)",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/torchair docs/zh/appendix/faq.md@fced8842d149f16b587c2c867d427e4b766831ca",
+                "official",
+            ),
+            Source(
+                "mindspore-ai/docs docs/mindspore/source_zh_cn/faq/installation.md"
+                "@9e844dc65dc5ef4381574e8b6ec2f93f9681f720 (old te/hccl in a conda env after a "
+                "CANN upgrade: json parse_error.101)",
+                "official",
+            ),
+            Source(
+                "79laowang/orangePi-AiPro MINDSPORE_INSTALL_GUIDE.md"
+                "@e4a2a4851f6f857116b0a7258b0ed9f964e76668 (MindSpore on CANN 7.1.0: tbe's "
+                "op_tiling lacks sys_version)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="op-prototype-mismatch",
+        mode="cann-pairing",
+        component="aclnn",
+        patterns=(
+            r"\bEZ1009\b[^\n]{0,200}dtype or format of the actual input or output parameter "
+            r"of the operator is inconsistent with that defined in the operator prototype",
+        ),
+        codes=(),  # EZ1009 is any execution error of an operator: the wording narrows it
+        meaning="an operator was called with a dtype or format its prototype (OpDef) in the "
+        "installed CANN operator package does not declare",
+        causes=(
+            "the framework calling it (torch_npu, vllm-ascend's custom ops) built for another "
+            "release of CANN's operator package than the one installed (vllm-ascend#14166: "
+            "fixed by the torch_npu release paired with it)",
+            "the model passes a dtype the operator does not take on this chip",
+        ),
+        fix="install the torch_npu (and vllm-ascend) release that its release notes pair with "
+        "the installed CANN and kernels package, or the CANN that release asks for: `ampenv "
+        "doctor --only python.stack,cann.toolkit`; if they pair, cast the operator's inputs to "
+        "a dtype it supports",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/14166", "report"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="cann-version-mismatch",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(
+            r"\bCANN\b[^\n]{0,40}\bversion mismatch\b",
+            # torch_npu at import: "CANN package version X and PyTorch version Y do not match."
+            r"do not match\. Please check the README of the Ascend PyTorch repo",
+        ),
+        codes=(),
+        meaning="a framework or library was built against another CANN release than the one "
+        "installed (it says so at start-up, before anything fails)",
+        causes=(
+            "the framework's build made for another CANN (Paddle-Lite built with 5.1.0 on 5.1.2)",
+            "CANN upgraded or downgraded after the framework was installed",
+        ),
+        fix="install the framework build made for the installed CANN, or install the CANN "
+        "release it was built against; `ampenv doctor --only cann.toolkit` shows the installed one",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/_init/registry/registry_manager.py"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source("https://github.com/PaddlePaddle/Paddle-Lite/issues/10514", "report"),
+        ),
+        hints=("mismatch", "do not match"),
+    ),
+    Failure(
+        id="opp-verify-failed",
+        mode="cann-pairing",
+        component="cann",
+        patterns=(r"Failed to verify the OPP",),
+        codes=("E30006",),
+        meaning="the device rejected the operator package (OPP) at start-up, so the device "
+        "could not be opened (507033 follows)",
+        causes=(
+            "OPP/kernels package from another CANN version than the toolkit",
+            "OPP package not matching the driver (no source pins which)",
+        ),
+        fix="reinstall the toolkit and kernels of one CANN version matching the driver; "
+        "`ampenv doctor --only cann.toolkit,npu.driver`",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/4284", "report"),),
+        hints=("fail",),
+    ),
+)
