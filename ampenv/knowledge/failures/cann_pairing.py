@@ -394,4 +394,22 @@ FAILURES = (
         sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/4284", "report"),),
         hints=("fail",),
     ),
+    Failure(
+        id="conv3d-groups-old-cann",
+        mode="cann-pairing",
+        component="opp",
+        # aclnnConvolution's EZ1001 on CANN 8.0.RC3: "Conv3dv2 only supports groups = 1 or
+        # groups = cin" (a grouped 3D convolution, Open-Sora 2.0's DC-AE)
+        patterns=(r"(?:error|fail)[^\n]{0,200}?Conv3dv2 only supports groups = 1 or groups = cin",),
+        codes=(),
+        meaning="this CANN's 3D convolution kernel (Conv3dv2) has no grouped convolution other "
+        "than depthwise: a Conv3d with 1 < groups < in_channels is refused",
+        causes=("a CANN older than 8.1.RC1 (the maintainers: 'the cann version is too old')",),
+        fix="upgrade CANN (toolkit and kernels) to 8.1.RC1 or later with the torch_npu paired "
+        "with it; until then torch.npu.config.allow_internal_format = True takes another, "
+        "slower, path",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/Ascend/pytorch/issues/85", "maintainer"),),
+        hints=("error", "fail"),
+    ),
 )
