@@ -680,3 +680,49 @@ def test_torch_npu_s_lookup_of_a_function_library_by_library_is_not_a_missing_sy
     assert scan_lines(['o: undefined symbol: aclnnFoo."'], "x") == []  # its row off a screen
     failed = "ImportError: /site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: aclnnFoo"
     assert "torch-npu-cann-symbol" in [h.id for h in scan_lines([failed], "x")]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a gRPC client, Redis, SSH: the words of Mooncake's AscendDirect transport, not its file
+        "E1204 10:00:00.000 client.cc:88] Failed to connect to target: 10.0.0.2:50051, status: 14",
+        "ERROR Failed to connect to target: redis:6379, status: 111",
+        # the HCCL window's words quoted in a FAQ and an INFO line, without the tiling's figures
+        '| "HCCL_BUFFSIZE is too SMALL, ..." | export HCCL_BUFFSIZE=<MB> on every rank |',
+        "INFO preflight: is HCCL_BUFFSIZE is too small? no, 1024 MB",
+        "WARNING HCCL_BUFFSIZE is too small for this batch, raised to 512MB automatically",
+    ],
+)
+def test_words_of_an_entry_without_its_context_are_not_its_failure(line: str) -> None:
+    assert scan_lines([line], "x") == []
+
+
+def test_an_out_of_memory_line_in_bytes_reads_its_figures() -> None:
+    # torch_npu prints a size under 1 KiB as "N bytes"
+    line = (
+        "RuntimeError: NPU out of memory. Tried to allocate 20.00 GiB (NPU 0; 60.97 GiB total "
+        "capacity; 0 bytes already allocated; 0 bytes current active; 1.20 GiB free; 0 bytes "
+        "reserved in total by PyTorch)"
+    )
+    assert "npu-memory-held-elsewhere" in [h.id for h in scan_lines([line], "x")]
+
+
+def test_a_judge_that_fails_loses_no_other_finding() -> None:
+    from dataclasses import replace
+
+    def broken(m: re.Match[str]) -> bool:
+        raise ValueError(m.group(0))
+
+    catalogue = tuple(
+        replace(f, judge=broken) if f.id == "npu-memory-held-elsewhere" else f for f in CATALOGUE
+    )
+    lines = [
+        "RuntimeError: NPU out of memory. Tried to allocate 18.00 MiB (NPU 0; 60.97 GiB total "
+        "capacity; 1.70 GiB already allocated; 1.70 GiB current active; 20.04 MiB free; 1.82 GiB "
+        "reserved in total by PyTorch)",
+        "[ERROR] HCCL(1,python): EI0006: socket timeout",
+    ]
+    ids = [h.id for h in scan_lines(lines, "x", catalogue)]
+    assert "npu-memory-held-elsewhere" not in ids
+    assert "npu-out-of-memory" in ids and "hccl-socket-timeout" in ids

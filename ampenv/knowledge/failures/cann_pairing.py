@@ -16,7 +16,9 @@ _LOOKUP_MISS = re.compile(r"\bdlsym \w{1,200} from \S{1,300} failed", re.IGNOREC
 def _not_a_lookup_miss(m: re.Match[str]) -> bool:
     # off a screen, the row that holds the symbol may have lost the "dlsym" part; the
     # warning's own end, a full stop then the logger's closing quote, still marks it
-    return _LOOKUP_MISS.search(m.string) is None and not m.string.startswith('."', m.end())
+    return _LOOKUP_MISS.search(m.string, 0, m.start()) is None and not m.string.startswith(
+        '."', m.end()
+    )
 
 
 FAILURES = (

@@ -572,7 +572,8 @@ FAILURES = (
         component="hccl",
         # the MC2 operators' tiling (MoeDistributeDispatch/Combine) checks its window:
         # "HCCL_BUFFSIZE is too SMALL, ... NEEDED_HCCL_BUFFSIZE(...) = 305MB, HCCL_BUFFSIZE=200MB."
-        patterns=(r"HCCL_BUFFSIZE is too SMALL",),
+        # the tiling's own figures follow (a FAQ or a note quoting the words does not hold them)
+        patterns=(r"HCCL_BUFFSIZE is too SMALL, (?:maxBs|realBs|should larger than) ",),
         codes=(),
         meaning="a communicating operator (MoE dispatch/combine, the MC2 fused operators) needs "
         "a larger HCCL window than HCCL_BUFFSIZE gives (200 MB by default): its tiling fails "
@@ -608,8 +609,10 @@ FAILURES = (
         # ADXL engine: "ascend_direct_transport.cpp:820] Failed to connect to target:
         # 172.17.0.16:25482, status: 103900"
         patterns=(
-            r"Failed to connect to target: [^\s,]{1,80}, status: \d{1,9}",
-            r"Connect timeout to: [^\s,]{1,80}, you can increase the timeout",
+            r"ascend_direct_transport\.cpp:\d{1,6}\] Failed to connect to target: [^\s,]{1,80}, "
+            r"status: \d{1,9}",
+            r"ascend_direct_transport\.cpp:\d{1,6}\] Connect timeout to: [^\s,]{1,80}, you can "
+            r"increase the timeout",
             r"Failed to initialize AdxlEngine, status: \d{1,9}",
         ),
         codes=(),

@@ -13,7 +13,7 @@ import html
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Optional
@@ -215,7 +215,18 @@ def _trim(line: str, start: int, end: int) -> str:
     return line[at : at + EXCERPT]
 
 
+def _judged(judge: Callable[[re.Match[str]], bool], m: re.Match[str]) -> bool:
+    """Whether an entry's ``judge`` holds ``m`` to be its failure. A judge that fails reads
+    the line as not its failure: one entry's bug must not lose the other findings of the scan."""
+    try:
+        return judge(m)
+    except Exception:  # any bug of one entry's judge
+        return False
+
+
 _TOKEN = re.compile(r"[a-z0-9]+")
+FEW_NEEDS = 8  # a plan of at most this many needed texts tries each on every line
+WORDS_LINE = 2048  # a longer line tries every needed text: splitting it costs more
 
 
 @dataclass(frozen=True)
@@ -225,40 +236,46 @@ class _Plan:
     whole (letters and digits with a mark on both sides within it: a line that holds the text
     holds that word whole), so that a line is looked up by its own words instead of tried with
     every text (a line of "error" and "failed" holds the hints of seventy entries). A text
-    without such a word ("507035", "inner error") is looked for in every line."""
+    without such a word ("507035", "inner error") is looked for in every line; so is every
+    text where splitting the line into words costs more than looking for them all: a plan of
+    a few texts, a line longer than a screen or two."""
 
     entries: tuple[Failure, ...]
+    needs: tuple[tuple[str, bool, int], ...]  # all of them
     by_word: dict[str, tuple[tuple[str, bool, int], ...]]
     always: tuple[tuple[str, bool, int], ...]
 
     @classmethod
     def of(cls, entries: tuple[Failure, ...]) -> _Plan:
+        # an entry that reads the lines after its own, or a pattern that needs no text, is
+        # always tried (required text "" is in every line)
+        needs = tuple(
+            ("" if f.following else required, coded, i)
+            for i, f in enumerate(entries)
+            for _, coded, required in f._tried
+        )
         by_word: dict[str, list[tuple[str, bool, int]]] = {}
         always = []
-        for i, f in enumerate(entries):
-            for _, coded, required in f._tried:
-                # an entry that reads the lines after its own, or a pattern that needs no
-                # text, is always tried (required text "" is in every line)
-                need = ("" if f.following else required, coded, i)
-                inner = [
-                    m.group()
-                    for m in _TOKEN.finditer(need[0])
-                    if m.start() > 0 and m.end() < len(need[0])
-                ]
-                if inner:
-                    by_word.setdefault(max(inner, key=len), []).append(need)
-                else:
-                    always.append(need)
-        return cls(entries, {w: tuple(n) for w, n in by_word.items()}, tuple(always))
+        for need in needs if len(needs) > FEW_NEEDS else ():
+            inner = [
+                m.group()
+                for m in _TOKEN.finditer(need[0])
+                if m.start() > 0 and m.end() < len(need[0])
+            ]
+            if inner:
+                by_word.setdefault(max(inner, key=len), []).append(need)
+            else:
+                always.append(need)
+        return cls(entries, needs, {w: tuple(n) for w, n in by_word.items()}, tuple(always))
 
     def alive(self, lowered: str, digits: bool) -> list[Failure]:
         by_word = self.by_word
-        needs = [n for w in set(_TOKEN.findall(lowered)) if w in by_word for n in by_word[w]]
-        alive = {
-            i
-            for required, coded, i in (*self.always, *needs)
-            if (digits or not coded) and required in lowered
-        }
+        if by_word and len(lowered) <= WORDS_LINE:
+            words = set(_TOKEN.findall(lowered))
+            tried = (*self.always, *(n for w in words if w in by_word for n in by_word[w]))
+        else:
+            tried = self.needs
+        alive = {i for required, coded, i in tried if (digits or not coded) and required in lowered}
         return [self.entries[i] for i in sorted(alive)]
 
 
@@ -623,7 +640,7 @@ class Scanner:
         """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
         the code it captured), with the match."""
         m = failure.search(line, digits, lowered)
-        if m is None or (failure.judge is not None and not failure.judge(m)):
+        if m is None or (failure.judge is not None and not _judged(failure.judge, m)):
             return None
         if failure.decode is None:
             return failure, m

@@ -20,8 +20,9 @@ CACHING_ALLOC = (
 )
 HOLDERS = "see who holds the device: `npu-smi info` (process table), `fuser -v /dev/davinci*`"
 
-_BYTES = {"b": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
-_FIGURE = r"(\d{1,9}(?:\.\d{1,6})?) ([KMGT]iB|B)"
+_BYTES = {"b": 1, "bytes": 1, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+# torch_npu prints a size under 1 KiB as "N bytes" ("0 bytes reserved in total by PyTorch")
+_FIGURE = r"(\d{1,9}(?:\.\d{1,6})?) ([KMGT]iB|B|bytes)"
 
 
 def _held_elsewhere(m: re.Match[str]) -> bool:
@@ -30,10 +31,7 @@ def _held_elsewhere(m: re.Match[str]) -> bool:
     (the job's own tensors filled the device), 7 at 60% or more, and of those the answer
     named other processes on the device (four), CANN's own memory (a regression), or could
     not tell (one, called fragmentation, with 18 of 28.5 GiB outside PyTorch's pool)."""
-    total, free, reserved = (
-        float(m.group(i)) * _BYTES[m.group(i + 1).lower()]
-        for i in (1, 3, 5)
-    )
+    total, free, reserved = (float(m.group(i)) * _BYTES[m.group(i + 1).lower()] for i in (1, 3, 5))
     return total > 0 and total - free - reserved > total / 2
 
 

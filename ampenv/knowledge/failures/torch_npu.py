@@ -128,18 +128,22 @@ FAILURES = (
             r"'triton\._C\.libtriton' is not a package",
         ),
         codes=(),
-        meaning="the triton package in this environment is broken: triton and triton-ascend "
-        "install into the same triton/ directory, so removing or installing one over the other "
-        "leaves a triton that imports without its parts",
+        meaning="the triton package in this environment is broken: it imports without its "
+        "parts (on Ascend, triton and triton-ascend install into the same triton/ directory, "
+        "so removing or installing one over the other leaves such a triton)",
         causes=(
             "upstream triton uninstalled after triton-ascend (vllm-ascend#7790: `pip uninstall "
             "triton` took triton-ascend's files with it)",
             "upstream triton installed over triton-ascend (triton-ascend#395: its libtriton "
             "extension replaced triton-ascend's package directory)",
+            "elsewhere (CUDA, CPU): an interrupted or mixed install of triton and "
+            "pytorch-triton",
         ),
-        fix="remove both and reinstall triton-ascend alone: pip uninstall -y triton "
+        fix="on Ascend, remove both and reinstall triton-ascend alone: pip uninstall -y triton "
         "triton-ascend && pip install triton-ascend==<the release paired with your CANN and "
-        "vllm-ascend>; install it after anything that pulls in upstream triton",
+        "vllm-ascend>, after anything that pulls in upstream triton; elsewhere: pip uninstall "
+        "-y triton pytorch-triton (until neither imports), then install the triton your torch "
+        "names (pip show torch: Requires)",
         confirm="python.stack",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/pull/7790", "maintainer"),
