@@ -53,7 +53,7 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
     if any(name in tails for name in hit.texts):
         message += " (lines counted from the start of the part read: the file's end)"
     if hit.also:
-        message += f"; the specific cause logged with it: {', '.join(hit.also)}"
+        message += f"; the specific cause logged near it: {', '.join(hit.also)}"
     node = _node_says(ctx, hit)
     if node:
         message += f"; {node}"

@@ -726,3 +726,19 @@ def test_a_judge_that_fails_loses_no_other_finding() -> None:
     ids = [h.id for h in scan_lines(lines, "x", catalogue)]
     assert "npu-memory-held-elsewhere" not in ids
     assert "npu-out-of-memory" in ids and "hccl-socket-timeout" in ids
+
+
+def test_a_follow_up_code_names_only_the_specific_failures_near_it() -> None:
+    cause = "EI0006: Getting socket times out. Reason: Remote Rank did not send the data in time."
+    module = "[ERROR] HCCL(9,python):2025-01-01-00:00:00.000.000 [link.cc:1][9]peer lost"
+    healthy = [f"[INFO] step {i} loss 2.0" for i in range(500)]
+    near = scan_lines([*healthy, module, cause], "x")
+    assert near[-1].id == "plog-hccl" and near[-1].also == ("hccl-socket-timeout",)
+    # the same two 500 lines apart: the module's error is a failure of its own there
+    far = scan_lines([module, *healthy, cause], "x")
+    assert far[-1].id == "plog-hccl" and far[-1].also == ()
+    # and in two texts, neither is near the other
+    scanner = Scanner()
+    scanner.feed_lines([module], "train.log")
+    scanner.feed_lines([cause], "plog-1.log")
+    assert scanner.hits()[-1].also == ()

@@ -113,6 +113,14 @@ class _Found:
     count: int = 1
     order: int = 0
     texts: dict[str, None] = field(default_factory=dict)  # an ordered set
+    # where it was seen, (text, line): the first PLACES and the last, for what lies near it
+    places: list[tuple[str, int]] = field(default_factory=list)
+
+    def near(self, other: _Found) -> bool:
+        """Whether the two were seen within NEAR lines of each other in one text."""
+        return any(
+            a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places
+        )
 
 
 def _line_at(data: bytes, at: int) -> tuple[int, int]:
@@ -225,6 +233,10 @@ def _judged(judge: Callable[[re.Match[str]], bool], m: re.Match[str]) -> bool:
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
+# A follow-up code names the specific failures seen within NEAR lines of it in one text (a
+# traceback and the plog lines of one failure): one far off in the log is another matter.
+NEAR = 200
+PLACES = 64  # the places of a failure kept to judge nearness by: the first ones and the last
 FEW_NEEDS = 8  # a plan of at most this many needed texts tries each on every line
 WORDS_LINE = 2048  # a longer line tries every needed text: splitting it costs more
 
@@ -670,20 +682,28 @@ class Scanner:
             found.count += 1
             found.last = where
         found.texts[name] = None
+        if len(found.places) < PLACES:
+            found.places.append((name, number))
+        else:  # the last place stands in the last slot
+            found.places[-1] = (name, number)
 
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit
-        names the specific failures found with it (they, not it, say what went wrong)."""
+        names the specific failures found near it (they, not it, say what went wrong there)."""
         # A curated entry before a code its table decoded, at the same rank.
         ordered = sorted(
             self._found.values(),
             key=lambda f: (f.failure.rank, f.failure.family is not None, f.order),
         )
-        specific = tuple(f.failure.id for f in ordered if f.failure.rank < GENERIC)
+        specific = [f for f in ordered if f.failure.rank < GENERIC]
         out = []
         for found in ordered:
             failure = found.failure
-            also = specific if failure.rank == GENERIC else ()
+            also = (
+                tuple(f.failure.id for f in specific if f.near(found))
+                if failure.rank == GENERIC
+                else ()
+            )
             out.append(
                 Hit(
                     failure,
