@@ -195,3 +195,18 @@ def test_bad_check_settings_name_the_file_and_key(text, key):
     with pytest.raises(ConfigError) as info:
         cfg.validate_checks({"t.settings": spec})
     assert info.value.path == "site.toml" and info.value.key == key
+
+
+def test_combined_remedies_say_a_shared_step_once_in_order() -> None:
+    from ampenv.core.model import Finding, Status, combine
+
+    holders = "see who holds the device: `npu-smi info`"
+    result = combine(
+        [
+            Finding(Status.WARN, "a", f"{holders}; stop them"),
+            Finding(Status.FAIL, "b", f"lower the batch size; {holders}"),
+            Finding(Status.WARN, "c", f"lower the batch size; {holders}"),  # all said already
+        ],
+        "fine",
+    )
+    assert result.remedy == f"lower the batch size; {holders}; stop them"

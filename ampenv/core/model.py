@@ -88,16 +88,16 @@ class Finding:
 
 def combine(findings: list[Finding], ok_summary: str, **kw: Any) -> Result:
     """Fold findings into one Result: the worst status wins, every message becomes a detail,
-    the worst finding is the summary and the remedies are joined in order, without repeats."""
+    the worst finding is the summary and the remedies are joined in order, without repeats: a
+    step two remedies share ("see who holds the device: ...") is said once."""
     bad = [f for f in findings if f.status.rank > Status.SKIP.rank]
     if not bad:
         details = [f.message for f in findings]
         return Result(Status.PASS, ok_summary, details=details + kw.pop("details", []), **kw)
     worst = max(bad, key=lambda f: f.status.rank)
-    remedies: list[str] = []
+    remedies: dict[str, None] = {}  # the steps, in order, each once
     for f in sorted(bad, key=lambda f: -f.status.rank):
-        if f.remedy and f.remedy not in remedies:
-            remedies.append(f.remedy)
+        remedies.update(dict.fromkeys(s for s in (f.remedy or "").split("; ") if s))
     summary = worst.message
     if len(bad) > 1:
         summary += f" (+{len(bad) - 1} more)"
