@@ -14,7 +14,8 @@ import pytest
 from ampenv.knowledge.failures import Scanner, scan_lines
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.installs import TABLE_FILE
-from ampenv.knowledge.failures.match import WRAPPED_TEXT, _screen_lines
+from ampenv.knowledge.failures.lines import screen_lines
+from ampenv.knowledge.failures.match import WRAPPED_TEXT
 from ampenv.knowledge.failures.model import required_text
 from tests.test_failures import LOGS, NEGATIVE, POSITIVE
 
@@ -99,13 +100,13 @@ def test_negatives_stay_silent_reshaped_and_off_a_screen(width: int) -> None:
 
 def test_a_screens_lines_are_its_runs_of_full_rows_and_tables_are_not() -> None:
     screen = b"a" * 80 + b"\nbb\n" + b"A" * 80 + b"\r\nBB\r\n" + b"c" * 79 + b"\nlast"
-    got = [(i, rows) for i, _, rows in _screen_lines(screen)]
+    got = [(i, rows) for i, _, rows in screen_lines(screen)]
     assert got == [(0, [b"a" * 80, b"bb"]), (2, [b"A" * 80, b"BB"])]
     # rows that never end in a shorter one are a table's (npu-smi's): no line of it
     table = (b"| " + b"x" * 78 + b"|\n") * 40
-    assert list(_screen_lines(table)) == []
+    assert list(screen_lines(table)) == []
     # one line at the width is not a screen's copy
-    assert list(_screen_lines(b"a" * 80 + b"\nb")) == []
+    assert list(screen_lines(b"a" * 80 + b"\nb")) == []
 
 
 def test_a_screens_copy_is_looked_for_in_a_short_text_only_however_it_is_fed() -> None:

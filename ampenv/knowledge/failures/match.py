@@ -9,74 +9,43 @@ holding a key are decoded and given to the regexes of the failures whose keys th
 
 from __future__ import annotations
 
-import html
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Optional
-from unicodedata import east_asian_width
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
+from ampenv.knowledge.failures.lines import (
+    EXCERPT,
+    WINDOW,
+    continued,
+    line_at,
+    plain,
+    quiet,
+    screen_lines,
+    trim,
+    window,
+)
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 # and the charset selections tput writes ("\x1b(B", "\x1b)0")
 ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
-# A line a logger marked as no error, a code on it being a mention: its level at its start,
-# after a process or rank prefix ("[INFO] GE(...)", "(Worker pid=1) INFO 12-23 ...",
-# "[rank0]: DEBUG ..."), or a JSON record's own "level". WARNING is not such a mark (warnings
-# report codes), and an error mark before the code wins ("INFO rank0: [ERROR] ...", a
-# launcher's INFO line that relays a child's "RuntimeError: EZ1001").
-QUIET_LEVEL = re.compile(
-    # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
-    r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
-    # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not a
-    # level or an exception's name ("ERROR - [INFO] ..." is an error's line)
-    r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
-    # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
-    r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
-    # the level: "[INFO]", "[INFO|trainer.py:1]", "INFO ", Python's default "INFO:root:",
-    # "INFO |"; glog's "I0501 "; logfmt's "level=info" after a few fields
-    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)[\]|]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
-    r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?(?i:info|debug|trace)\b)"
-)
-# a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info): its first
-# level key (a nested record's "level" does not speak for the record)
-QUIET_RECORD = re.compile(
-    r"^\s*\{(?:(?!\"(?:level|levelname|severity)\")[^\n]){0,4000}"
-    r"\"(?:level|levelname|severity)\"\s?:\s?(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
-)
 # A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
 # it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
 # launcher relaying a traceback as one string).
 BREAK = re.compile(rb"\r|\\r\\n|\\n")
-# How pasted and relayed text differs from what the program printed: full-width and curly
-# punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a
-# page's source), quotes and characters escaped by a JSON or repr string.
-_PLAIN = {0x3000: " ", 0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
-_PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
-_WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
-# an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
-_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
-ERROR_MARK = re.compile(
-    r"\berror|\bfail|Error\b|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b", re.IGNORECASE
-)
-WINDOW = 8192  # bytes of a long line kept either side of a hint
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
 MAX_DECODED = 256
 PIECE = 1 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
-EXCERPT = 200
-WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps ...
-MIN_WRAP = 60  # ... the narrowest screen, and the most rows of one line
-MAX_ROWS = 32
+WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps
 # A word (and its space) that this many keys hold is searched for once for them all.
 SHARED_BY = 5
 _WORD = re.compile(rb"(?<![a-z])[a-z]{3,} ")
@@ -118,109 +87,7 @@ class _Found:
 
     def near(self, other: _Found) -> bool:
         """Whether the two were seen within NEAR lines of each other in one text."""
-        return any(
-            a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places
-        )
-
-
-def _line_at(data: bytes, at: int) -> tuple[int, int]:
-    """The start and end of the line (LF-ended) holding offset ``at``."""
-    start = data.rfind(b"\n", 0, at) + 1
-    end = data.find(b"\n", at)
-    return start, len(data) if end < 0 else end
-
-
-def _continued(data: bytes, end: int, lines: int) -> str:
-    """Up to ``lines`` indented lines after the line that ends at ``end``, each bounded, with
-    their line breaks: the continuation of a message printed over several lines."""
-    out = []
-    while len(out) < lines and data[end + 1 : end + 2] in (b" ", b"\t"):
-        nxt = data.find(b"\n", end + 1)
-        nxt = len(data) if nxt < 0 else nxt
-        part = data[end + 1 : min(nxt, end + 1 + WINDOW)].rstrip(b"\r")
-        out.append(part.decode("utf-8", "replace"))
-        end = nxt
-    return "".join("\n" + line for line in out)
-
-
-def _quiet(line: str, code_at: int) -> bool:
-    """Whether a logger marked ``line`` as no error, its code (or message) at ``code_at`` a
-    mention: an error mark between the level and the code (in a JSON record: anywhere before
-    the code, its level may come last) says otherwise."""
-    level = QUIET_LEVEL.match(line)
-    if level is not None:
-        return not ERROR_MARK.search(line, level.end(), code_at)
-    return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line, 0, code_at)
-
-
-def _unescaped(m: re.Match[str]) -> str:
-    if m.group(1):
-        return m.group(1)
-    point = int(m.group(2), 16)
-    return m.group(0) if 0xD800 <= point <= 0xDFFF else chr(point)  # a surrogate stays escaped
-
-
-def _plain(line: str) -> str:
-    """``line`` as the program printed it, before a JSON string, a page or a typist changed
-    its punctuation."""
-    if "\\" in line:
-        line = _ESCAPED.sub(_unescaped, line)
-    if "&" in line and ";" in line:
-        line = _ENTITY.sub(lambda m: html.unescape(m.group(0)), line)
-    if not line.isascii():
-        line = _WIDE_SEPARATOR.sub(r"\1 ", line).translate(_PLAIN)
-    return line
-
-
-def _screen_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
-    """The lines of a terminal's hard-wrapped copy in ``data``: each as the index of its first
-    row, the offset where its last row ends, and its rows. What a person copied off a screen
-    is cut at the screen's width: no line is longer, at least two different lines reach it,
-    and a few rows at that width end in a shorter one (rows that never do are a table's)."""
-    if b"\n" not in data:
-        return
-    lines = [line.rstrip(b"\r") for line in data.split(b"\n")]
-    columns = [len(line) if line.isascii() else _columns(line) for line in lines]
-    width = max(columns)
-    if width < MIN_WRAP or len({x for x, n in zip(lines[:-1], columns) if n == width}) < 2:
-        return
-    run, end = 0, -1  # the rows at the width before this line; where this line ends
-    for i, line in enumerate(lines):
-        end = data.find(b"\n", end + 1)
-        if columns[i] == width:
-            run += 1
-            continue
-        if 0 < run <= MAX_ROWS and line.strip():
-            yield i - run, len(data) if end < 0 else end, lines[i - run : i + 1]
-        run = 0
-
-
-def _columns(line: bytes) -> int:
-    """The screen columns ``line`` fills: a wide (CJK) character takes two."""
-    return sum(2 if east_asian_width(c) in "WF" else 1 for c in line.decode("utf-8", "replace"))
-
-
-def _window(data: bytes, start: int, end: int, at: int) -> bytes:
-    """The bytes of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
-    at a word's edge, so no pattern reads half a word (``0x7E12345`` as E12345)."""
-    lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
-    if lo > start:
-        lo = next((i + 1 for i in range(lo, min(hi, lo + 256)) if not _word(data[i])), lo)
-    if hi < end:
-        hi = next((i for i in range(hi, max(lo, hi - 256), -1) if not _word(data[i])), hi)
-    return data[lo:hi]
-
-
-def _word(byte: int) -> bool:
-    return chr(byte).isalnum() or byte == 95  # "_"
-
-
-def _trim(line: str, start: int, end: int) -> str:
-    line = line.strip()
-    if len(line) <= EXCERPT:
-        return line
-    at = max(0, min(start, len(line)) - EXCERPT // 3)
-    return line[at : at + EXCERPT]
+        return any(a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places)
 
 
 def _judged(judge: Callable[[re.Match[str]], bool], m: re.Match[str]) -> bool:
@@ -417,7 +284,7 @@ class Scanner:
         spans: dict[int, tuple[int, int, int, set[bytes]]] = {}
 
         def add(at: int, word: bytes) -> int:
-            start, end = _line_at(data, at)
+            start, end = line_at(data, at)
             # a word several keys share ("not ") stands in many lines that hold none of them:
             # such a line is passed over here, before it is decoded; on a long line each key
             # it holds is read where that key stands, not where the word first stands
@@ -464,8 +331,8 @@ class Scanner:
             counted = key
             if start != line_of:  # the windows of one line find each failure once
                 line_of, said = start, set()
-            self._scan_window(_window(data, start, end, at), hints, said, data, end, name, number)
-        for index, end, rows in _screen_lines(data) if screen else ():
+            self._scan_window(window(data, start, end, at), hints, said, data, end, name, number)
+        for index, end, rows in screen_lines(data) if screen else ():
             self._read_screen_line(rows, data, end, name, first_line + index)
 
     def _read_screen_line(
@@ -480,7 +347,7 @@ class Scanner:
         hints = {p for p in self._passes if self._holds(joined, lowered, p)}
         if not hints:
             return
-        shown = [_plain(row.decode("utf-8", "replace")) for row in rows]
+        shown = [plain(row.decode("utf-8", "replace")) for row in rows]
         on_rows = {f.id for row in rows for f, *_ in self._matches(row, hints, data, end)}
         said: set[str] = set()
         for failure, match, excerpt, key in self._matches(joined, hints, data, end):
@@ -540,13 +407,13 @@ class Scanner:
         held = tuple(
             h for p in sorted(hints) for h in self._passes[p] if self._holds(part, lowered, h)
         )
-        line = _plain(part.decode("utf-8", "replace"))
+        line = plain(part.decode("utf-8", "replace"))
         digits, lowered_line = SIX_DIGITS.search(line) is not None, line.lower()
         found = []
         for failure in self._entries(held, lowered_line, digits):
             text, lowered_text = line, lowered_line
             if failure.following:  # the lines read with it are not in lowered_line
-                text, lowered_text = line + _continued(data, end, failure.following), None
+                text, lowered_text = line + continued(data, end, failure.following), None
             got = self._match(failure, text, digits, lowered_text)
             if got is not None and self._mention(failure, held, line, got[1]):
                 continue
@@ -558,7 +425,7 @@ class Scanner:
                     if "text" in m.re.groupindex
                     else m.group(0)
                 )
-                found.append((decoded, m.group(0)[:EXCERPT], _trim(text, m.start(), m.end()), key))
+                found.append((decoded, m.group(0)[:EXCERPT], trim(text, m.start(), m.end()), key))
         if self._fault_diag and all(f.family and f.rank == GENERIC for f, *_ in found):
             # Fault-Diag reads a line nothing explains but a family's follow-up (a plog
             # module's); before it, which then adds nothing: a rule says more than a module
@@ -573,10 +440,10 @@ class Scanner:
             failure = rule_failure(rule_id)
             if failure is None or not self._names(rule_id):
                 continue
-            if self.heed_levels and _quiet(line, start):
+            if self.heed_levels and quiet(line, start):
                 return []
             said = line[start:end]
-            return [(failure, said[:EXCERPT], _trim(line, start, end), said)]
+            return [(failure, said[:EXCERPT], trim(line, start, end), said)]
         return []
 
     def _names(self, rule_id: str) -> bool:
@@ -608,7 +475,7 @@ class Scanner:
             self.heed_levels
             and failure.decode is None
             and not any(h.decode() in failure.hints for h in held)
-            and _quiet(line, m.start())
+            and quiet(line, m.start())
         )
 
     def _holds(self, part: bytes, lowered: bytes, hint: bytes) -> bool:
@@ -657,7 +524,7 @@ class Scanner:
         if failure.decode is None:
             return failure, m
         # an error mark before the code counts, the family's own context included
-        if self.heed_levels and _quiet(line, m.end("code")):
+        if self.heed_levels and quiet(line, m.end("code")):
             return None
         key = (failure.id, m.group("code"))
         decoded = self._decoded.get(key)

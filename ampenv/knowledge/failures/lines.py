@@ -1,0 +1,151 @@
+"""How one line of a log reads: whether its logger marked it as no error, what the program
+printed before a JSON string, a page or a typist changed it, the lines of a screen's
+hard-wrapped copy, and the bounded pieces of a long line that the scan keeps."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from unicodedata import east_asian_width
+
+# A line a logger marked as no error, a code on it being a mention: its level at its start,
+# after a process or rank prefix ("[INFO] GE(...)", "(Worker pid=1) INFO 12-23 ...",
+# "[rank0]: DEBUG ..."), or a JSON record's own "level". WARNING is not such a mark (warnings
+# report codes), and an error mark before the code wins ("INFO rank0: [ERROR] ...", a
+# launcher's INFO line that relays a child's "RuntimeError: EZ1001").
+QUIET_LEVEL = re.compile(
+    # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
+    r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
+    # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not a
+    # level or an exception's name ("ERROR - [INFO] ..." is an error's line)
+    r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
+    # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
+    r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
+    # the level: "[INFO]", "[INFO|trainer.py:1]", "INFO ", Python's default "INFO:root:",
+    # "INFO |"; glog's "I0501 "; logfmt's "level=info" after a few fields
+    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)[\]|]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
+    r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?(?i:info|debug|trace)\b)"
+)
+# a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info): its first
+# level key (a nested record's "level" does not speak for the record)
+QUIET_RECORD = re.compile(
+    r"^\s*\{(?:(?!\"(?:level|levelname|severity)\")[^\n]){0,4000}"
+    r"\"(?:level|levelname|severity)\"\s?:\s?(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
+)
+# How pasted and relayed text differs from what the program printed: full-width and curly
+# punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a
+# page's source), quotes and characters escaped by a JSON or repr string.
+_PLAIN = {0x3000: " ", 0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
+_PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
+_WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
+# an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
+ERROR_MARK = re.compile(
+    r"\berror|\bfail|Error\b|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b", re.IGNORECASE
+)
+WINDOW = 8192  # bytes of a long line kept either side of a hint
+EXCERPT = 200
+MIN_WRAP = 60  # the narrowest screen that wraps, and the most rows of one line
+MAX_ROWS = 32
+
+
+def line_at(data: bytes, at: int) -> tuple[int, int]:
+    """The start and end of the line (LF-ended) holding offset ``at``."""
+    start = data.rfind(b"\n", 0, at) + 1
+    end = data.find(b"\n", at)
+    return start, len(data) if end < 0 else end
+
+
+def continued(data: bytes, end: int, lines: int) -> str:
+    """Up to ``lines`` indented lines after the line that ends at ``end``, each bounded, with
+    their line breaks: the continuation of a message printed over several lines."""
+    out = []
+    while len(out) < lines and data[end + 1 : end + 2] in (b" ", b"\t"):
+        nxt = data.find(b"\n", end + 1)
+        nxt = len(data) if nxt < 0 else nxt
+        part = data[end + 1 : min(nxt, end + 1 + WINDOW)].rstrip(b"\r")
+        out.append(part.decode("utf-8", "replace"))
+        end = nxt
+    return "".join("\n" + line for line in out)
+
+
+def quiet(line: str, code_at: int) -> bool:
+    """Whether a logger marked ``line`` as no error, its code (or message) at ``code_at`` a
+    mention: an error mark between the level and the code (in a JSON record: anywhere before
+    the code, its level may come last) says otherwise."""
+    level = QUIET_LEVEL.match(line)
+    if level is not None:
+        return not ERROR_MARK.search(line, level.end(), code_at)
+    return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line, 0, code_at)
+
+
+def _unescaped(m: re.Match[str]) -> str:
+    if m.group(1):
+        return m.group(1)
+    point = int(m.group(2), 16)
+    return m.group(0) if 0xD800 <= point <= 0xDFFF else chr(point)  # a surrogate stays escaped
+
+
+def plain(line: str) -> str:
+    """``line`` as the program printed it, before a JSON string, a page or a typist changed
+    its punctuation."""
+    if "\\" in line:
+        line = _ESCAPED.sub(_unescaped, line)
+    if "&" in line and ";" in line:
+        line = _ENTITY.sub(lambda m: html.unescape(m.group(0)), line)
+    if not line.isascii():
+        line = _WIDE_SEPARATOR.sub(r"\1 ", line).translate(_PLAIN)
+    return line
+
+
+def screen_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
+    """The lines of a terminal's hard-wrapped copy in ``data``: each as the index of its first
+    row, the offset where its last row ends, and its rows. What a person copied off a screen
+    is cut at the screen's width: no line is longer, at least two different lines reach it,
+    and a few rows at that width end in a shorter one (rows that never do are a table's)."""
+    if b"\n" not in data:
+        return
+    lines = [line.rstrip(b"\r") for line in data.split(b"\n")]
+    columns = [len(line) if line.isascii() else _columns(line) for line in lines]
+    width = max(columns)
+    if width < MIN_WRAP or len({x for x, n in zip(lines[:-1], columns) if n == width}) < 2:
+        return
+    run, end = 0, -1  # the rows at the width before this line; where this line ends
+    for i, line in enumerate(lines):
+        end = data.find(b"\n", end + 1)
+        if columns[i] == width:
+            run += 1
+            continue
+        if 0 < run <= MAX_ROWS and line.strip():
+            yield i - run, len(data) if end < 0 else end, lines[i - run : i + 1]
+        run = 0
+
+
+def _columns(line: bytes) -> int:
+    """The screen columns ``line`` fills: a wide (CJK) character takes two."""
+    return sum(2 if east_asian_width(c) in "WF" else 1 for c in line.decode("utf-8", "replace"))
+
+
+def window(data: bytes, start: int, end: int, at: int) -> bytes:
+    """The bytes of the line ``start``..``end`` within WINDOW of ``at``; cut inside a long line
+    at a word's edge, so no pattern reads half a word (``0x7E12345`` as E12345)."""
+    lo, hi = max(start, at - WINDOW), min(end, at + WINDOW)
+    if lo > start:
+        lo = next((i + 1 for i in range(lo, min(hi, lo + 256)) if not _word(data[i])), lo)
+    if hi < end:
+        hi = next((i for i in range(hi, max(lo, hi - 256), -1) if not _word(data[i])), hi)
+    return data[lo:hi]
+
+
+def _word(byte: int) -> bool:
+    return chr(byte).isalnum() or byte == 95  # "_"
+
+
+def trim(line: str, start: int, end: int) -> str:
+    line = line.strip()
+    if len(line) <= EXCERPT:
+        return line
+    at = max(0, min(start, len(line)) - EXCERPT // 3)
+    return line[at : at + EXCERPT]
