@@ -114,7 +114,9 @@ def test_hint_vocabulary_stays_small() -> None:
     # with NNAL/ATB, printed with no error word in the user's paste): 56. Set 47's
     # "HCCL_BUFFSIZE is too SMALL" (an MC2 operator's tiling, behind EZ9999 alone): 57.
     scanner = Scanner()
-    assert scanner.passes <= 57
+    # Set 56's "devices have same superDeviceId" (HCCL's check of an A3 super-node, in no
+    # other words): 58.
+    assert scanner.passes <= 58
     assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
 

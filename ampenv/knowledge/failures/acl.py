@@ -21,7 +21,7 @@ PLOG = (
 # driver) is at fault, and the operator's inputs are not.
 STACK = (
     "; if a trivial op fails the same way "
-    "(python -c \"import torch, torch_npu; print(torch.ones(4).npu() + 1)\"), the stack is at "
+    '(python -c "import torch, torch_npu; print(torch.ones(4).npu() + 1)"), the stack is at '
     "fault, not the operator: `ampenv doctor --only python.stack,cann.toolkit,npu.driver`"
 )
 ACLNN_CODES = (
@@ -104,6 +104,9 @@ FAILURES = (
             # msaicerr's report (info.txt): its section "2. AICERROR code" and the MTE's error
             r"\d\. AICERROR code\b",
             r"Kernel task happen error, retCode=0x26\b",
+            # the runtime's decoded core error: "errorStr: When the D-cache reads and writes
+            # data to the UB, the response value returned by the bus is a non-zero value."
+            r"ProcessStarsCoreErrorInfo:\s?The extend info: errcode:\([^)\n]{0,40}\) errorStr:",
         ),
         codes=("507015", "507042", "507043", "0x26"),
         meaning="AI Core exception: a kernel accessed memory out of bounds or trapped "
@@ -125,6 +128,13 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/hw-native-sys/PTOAS/pull/1019", "report"),
+            Source(
+                "hicann/cann-learning-hub tutorials/ascendc_operator_development/"
+                "07_Troubleshooting/07.04_Typical_Issues_in_AscendC_Operator_Development.ipynb"
+                "@a3989658fa1dce436d4ab402042e0682a2e9bdc7 (ProcessStarsCoreErrorInfo: an "
+                "out-of-bounds access of a custom kernel)",
+                "official",
+            ),
             Source("https://github.com/tile-ai/tilelang-ascend/issues/82", "report"),
             Source(
                 "https://github.com/vllm-project/vllm-ascend/issues/13647 (every TBE kernel, "
@@ -353,14 +363,16 @@ FAILURES = (
         id="aclnn-call-inner-error",
         mode="cann-pairing",
         component="aclnn",
-        patterns=(r"\bCall aclnn\w{1,80} failed, detail: ?E[0-9A-Z]9999: Inner Error",),
+        # with torch_npu's "Call " and CANN's ": Inner Error", or as a framework logs it:
+        # "aclnnRsubs failed, detail:EZ9999"
+        patterns=(r"\b(?:Call )?aclnn\w{1,80} failed, detail: ?E[0-9A-Z]9999\b",),
         codes=(),
         meaning="a framework's call of an aclnn operator failed and CANN reported only an inner "
         "error: the operator's own reason, if any, is in the lines after it or in the plog",
         causes=(
-            "CANN and its kernels package from a release the framework (torch_npu, MindSpore, "
-            "vLLM's plugin) is not paired with (the vLLM-MindSpore FAQ's cause for "
-            "aclnnNonzeroV2's E39999)",
+            "CANN's kernels (ops) package not installed, or CANN and its kernels package from "
+            "a release the framework (torch_npu, MindSpore, vLLM's plugin) is not paired with "
+            "(the vLLM-MindSpore FAQ's cause for aclnnNonzeroV2's E39999)",
             "an input the operator does not take on this chip (dtype, shape): the lines after "
             "it name it",
         ),
@@ -384,7 +396,14 @@ FAILURES = (
         component="aclnn",
         patterns=(code(r"561\d{3}"),),
         codes=(
-            "561000", "561001", "561002", "561003", "561101", "561102", "561103", "561107",
+            "561000",
+            "561001",
+            "561002",
+            "561003",
+            "561101",
+            "561102",
+            "561103",
+            "561107",
         ),
         meaning="an aclnn operator API failed inside CANN (561xxx: ACLNN_ERR_INNER_*; 561003: no "
         "kernel found, 561103: a null pointer inside the API, 561107: ASCEND_OPP_PATH unset)",
@@ -419,6 +438,31 @@ FAILURES = (
         sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/5493", "report"),),
         hints=("error",),
         rank=GENERIC,
+    ),
+    Failure(
+        id="device-not-set",
+        mode="visible-devices",
+        component="runtime",
+        patterns=(r"fail get device id, check if set device id",),
+        codes=(),
+        meaning="device work ran before the process chose its device: the runtime found no "
+        "device id set for it, so the device memory it asked for was not allocated",
+        causes=(
+            "an operator run outside the framework's own entry (PyPTO: a kernel without @jit) "
+            "with no torch.npu.set_device before it",
+        ),
+        fix="choose the device before the first operator runs: torch.npu.set_device(N) (PyPTO's "
+        "tests: int(os.environ.get('TILE_FWK_DEVICE_ID', 0))), or run the operator under "
+        "@jit",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/pypto docs/zh/tutorials/appendix/faq/device-id-not-set.md"
+                "@7563f234be6b70b483c4720f8d6cf99095227b6e",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
     _inner("EZ9999", "inner error inside an operator (often an AI Core exception or timeout)"),
     _inner("EE9999", "inner error of the CANN runtime (in LlamaFactory#5347 an HCCL timeout)"),

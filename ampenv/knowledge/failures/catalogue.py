@@ -10,6 +10,7 @@ from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
+from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
 from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
@@ -24,6 +25,7 @@ NAMED: tuple[Failure, ...] = (
     *MEMORY,
     *ACL,
     *HCCL,
+    *HCCL_CHECKS,
     *COMPILER,
 )
 # The families come last: a code an entry owns is that entry's, whatever the wording; a library

@@ -83,8 +83,7 @@ FAILURES = (
         meaning="a package written for NumPy 1.x (CANN's operator compiler, te/tbe, above all) "
         "imports under NumPy 2, which removed the names it uses",
         causes=("NumPy 2 installed next to a CANN (or another package) not adapted to it",),
-        fix='pip install "numpy<2" (1.26) in the Python that runs CANN\'s compiler, then run '
-        "again",
+        fix='pip install "numpy<2" (1.26) in the Python that runs CANN\'s compiler, then run again',
         confirm=None,
         sources=(
             Source(
@@ -196,6 +195,8 @@ FAILURES = (
             # a newer wording (E40021): "Failed to compile Op X. oppath is ... and optype is"
             r"Failed to compile Op \S{1,200}\. oppath is",
             r"\bCompile op\[[^\]\n]{1,200}\] failed",
+            # FE's E20001: "Operator QuantBatchMatmulV3 compilation failed. Optype is ..."
+            r"\bOperator \w{1,120} compilation failed\. Optype is",
             # torch_npu's aclop path (compile and execute): GE's failure there is the compile;
             # PaddleCustomDevice's npu_op_runner the same
             r"OPS function error: \w{1,80}, error code is 500002\b",
@@ -209,6 +210,8 @@ FAILURES = (
             "a compile cache built by another CANN version (inference)",
             "an input the operator does not support (see a dtype finding next to it; float64 "
             "above all)",
+            "a custom operator's implementation or parameters (CANN's E20001: its compile log "
+            "in the plog says where)",
             "online (JIT) compilation of an operator whose prebuilt binary would run: the "
             "framework's switch to the binaries is the workaround (torch_npu: "
             "torch_npu.npu.set_compile_mode(jit_compile=False); PaddleCustomDevice: "
@@ -226,13 +229,17 @@ FAILURES = (
                 "official",
             ),
             Source(
+                "hicann/runtime docs/zh/error_code_ref/FE-Errors/E20001-Compilation_Error.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+            Source(
                 "https://github.com/PaddlePaddle/PaddleCustomDevice/issues/1214 (maintainer: "
                 "FLAGS_npu_jit_compile=false)",
                 "maintainer",
             ),
             Source(
-                "Ascend/msmodelslim docs/zh/support/faq.md (InplaceIndexAdd: "
-                "jit_compile=False)",
+                "Ascend/msmodelslim docs/zh/support/faq.md (InplaceIndexAdd: jit_compile=False)",
                 "official",
             ),
         ),
@@ -500,8 +507,10 @@ FAILURES = (
         mode="compile-cache",
         component="filesystem",
         # on an error's line: a write that failed, Python's errno 28 (not a grep or a quote)
-        patterns=(r"(?i:errno 28|error|fail|unable to write|cannot write)[^\n]{0,300}"
-                  r"No space left on device",),
+        patterns=(
+            r"(?i:errno 28|error|fail|unable to write|cannot write)[^\n]{0,300}"
+            r"No space left on device",
+        ),
         codes=(),
         meaning="a filesystem the job writes to is full: CANN writes its operator compile "
         "caches, kernel_meta, knowledge bases and logs to disk as it starts and compiles",

@@ -491,15 +491,20 @@ FAILURES = (
         ),
         codes=("207000",),
         meaning="the runtime asked for a feature the driver/firmware does not provide "
-        "(ACL_ERROR_RT_FEATURE_NOT_SUPPORT): the driver is older than this CANN needs, or "
-        "driver and firmware do not pair",
+        "(ACL_ERROR_RT_FEATURE_NOT_SUPPORT): the driver is older than this CANN needs, "
+        "driver and firmware do not pair, or the program loads another CANN's runtime than "
+        "it was built with",
         causes=(
             "HDK (driver and firmware) older than this CANN needs",
             "driver and firmware from different HDK releases",
+            "a program built against one CANN loading the runtime (libascendcl.so) of another: "
+            "LD_LIBRARY_PATH or ASCEND_HOME pointing at another release",
             "a feature this chip does not have",
         ),
         fix="install the driver and firmware of one HDK release that the CANN release notes "
-        "pair with this CANN; `ampenv doctor --only npu.driver`",
+        "pair with this CANN; `ampenv doctor --only npu.driver`; for a program built against "
+        "CANN, check that it loads the CANN it was built with (`ldd <program> | grep "
+        "ascendcl`, then source that release's set_env.sh)",
         confirm="npu.driver",
         sources=(
             Source(
@@ -509,6 +514,11 @@ FAILURES = (
             ),
             Source("https://github.com/modelbox-ai/modelbox/issues/357 (flags=4)", "report"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/836 (rtGetDevMsg)", "report"),
+            Source(
+                "hicann/runtime docs/zh/FAQ/Runtime版本与CANN版本不匹配导致的问题.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e (207000: the runtime of another CANN)",
+                "official",
+            ),
             Source(
                 "hicann/runtime docs/zh/error_code_ref (EE1015: the driver version capability "
                 "is insufficient)@681ef7610df13c8128982901142a2c869ddbb53e",

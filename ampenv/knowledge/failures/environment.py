@@ -188,6 +188,8 @@ FAILURES = (
             r"Could not find ASCEND_HOME_PATH in env",
             r"ASCEND_OPP_PATH environment variable is not set",
             r"ASCEND_HOME_PATH environment variable is not set",
+            # FE's E20002: the variable is set, to a folder that is not there or not readable
+            r"for environment variable ASCEND_OPP_PATH is invalid",
         ),
         codes=("148049",),
         meaning="torch_npu found no CANN environment variables, or they name paths that do not "
@@ -211,6 +213,12 @@ FAILURES = (
             ),
             Source(REGISTRY + " (_cann_package_check)", "official"),
             Source(
+                "hicann/runtime docs/zh/error_code_ref/FE-Errors/"
+                "E20002-Config_Error_Invalid_Environment_Variable.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+            Source(
                 "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (148049)",
                 "official",
@@ -219,7 +227,7 @@ FAILURES = (
                 "Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH checks at import)", "official"
             ),
         ),
-        hints=("not set", "set_env"),
+        hints=("not set", "set_env", "is invalid"),
     ),
     Failure(
         id="nnal-not-sourced",
@@ -415,7 +423,7 @@ FAILURES = (
         fix="source /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN >= 8.5: "
         "/usr/local/Ascend/cann/set_env.sh) in the same shell; read the 'Device load error "
         "message' lines for the library that failed; install the MindSpore release paired with "
-        "this CANN (its Ascend wheel); then python -c \"import mindspore; mindspore.run_check()\"",
+        'this CANN (its Ascend wheel); then python -c "import mindspore; mindspore.run_check()"',
         confirm="cann.toolkit",
         sources=(
             Source("https://www.hiascend.com/forum/thread-0216133685096022081-1-1.html", "report"),

@@ -26,6 +26,8 @@ FAILURES = (
             r"Environment\svariable \[[A-Za-z][A-Za-z0-9_]{1,60}\] is invalid",
             # EI0001 for a NIC name the host (or container) does not have
             r"by HCCL_SOCKET_IFNAME, but not found in the environment",
+            # the parser's own line before EI0001: "HCCL_RDMA_SL[1000] is invalid. except: [0, 7]"
+            r"\bHCCL_[A-Z0-9_]{2,40}\[[^\]\n]{0,80}\] is invalid\. except",
         ),
         codes=("EI0001",),
         meaning="HCCL refused an environment variable's value (the message names the variable "
@@ -93,6 +95,8 @@ FAILURES = (
             r"wait all socket establish \d{1,6} second failed",
             # HCCL's table of the links it could not make (comm_base.cc)
             r"_{5,}LINK_ERROR_INFO_{5,}",
+            # the link of a collective to the peer the line names (EI0006's stage)
+            r"\[InitChannelStage\]\[Timeout\]Transport init error",
         ),
         codes=(),
         meaning="HCCL could not establish its links to the listed peers within "
@@ -428,7 +432,7 @@ FAILURES = (
             "a rank table this user may not read",
         ),
         fix="point RANK_TABLE_FILE at the rank table as this process sees it (mount it into the "
-        "container), readable by the job's user: `ls -l \"$RANK_TABLE_FILE\"`",
+        'container), readable by the job\'s user: `ls -l "$RANK_TABLE_FILE"`',
         confirm="env.hccl",
         sources=(
             Source(
@@ -443,15 +447,31 @@ FAILURES = (
         id="hccl-ranktable-invalid",
         mode="hccl",
         component="hccl",
-        patterns=(r"\bEI0014\b",),
+        patterns=(
+            r"\bEI0014\b",
+            # a field the check refused, named with its value: "super_device_id[] is invalid"
+            r"\[RanktableCheck\][^\n]{0,80}?\b[a-z][a-z_]{1,40}\[[^\]\n]{0,80}\] is invalid",
+        ),
         codes=("EI0014",),
         meaning="HCCL rejected the rank table (RANK_TABLE_FILE or a mounted "
-        "/etc/hccl_rootinfo.json): wrong format or version for this chip",
-        causes=("a rank table of another chip generation (1.0 = A2, 1.2 = A3, 2.0 = A5)",),
-        fix="regenerate the ranktable for this cluster, or unset RANK_TABLE_FILE / remove the "
-        "stale mounted one",
+        "/etc/hccl_rootinfo.json): wrong format or version for this chip, or a field it "
+        "names empty or wrong",
+        causes=(
+            "a rank table of another chip generation (1.0 = A2, 1.2 = A3, 2.0 = A5)",
+            "a field left empty or wrong for this product (super_device_id on Atlas A3)",
+        ),
+        fix="regenerate the ranktable for this cluster (fill the field the line names, in the "
+        "format of this product's rank table), or unset RANK_TABLE_FILE / remove the stale "
+        "mounted one",
         confirm="env.hccl",
-        sources=(Source("https://github.com/gpustack/runtime/pull/27", "report"),),
+        sources=(
+            Source("https://github.com/gpustack/runtime/pull/27", "report"),
+            Source(
+                "hicann/hccl docs/zh/user_guide/fault_diagnosis/rank_table_load_fail.md"
+                "@09300b70df9a031339f08e5f2ca06d7bf294d009 (rank table field wrong, EI0004)",
+                "official",
+            ),
+        ),
         hints=("error",),
     ),
     Failure(

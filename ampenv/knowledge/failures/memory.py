@@ -108,6 +108,7 @@ FAILURES = (
         patterns=(
             r"NPU out of memory\. (?:NPUWorkspaceAllocator t|T)ried to allocate",
             r"OutOfMemoryError: NPU out of memory",
+            r"RuntimeError: NPU out of memory\.",  # with no figures after it
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
             # MindSpore's memory pool (mem_dynamic_allocator.cc)
             r"alloc size : \d{1,20} is more than total mem size : \d{1,20}",

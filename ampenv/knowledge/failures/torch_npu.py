@@ -44,13 +44,28 @@ FAILURES = (
             rf"libtorch_npu\.so[\w.]{{0,12}}:? undefined symbol: {TORCH_SYMBOLS}\w{{0,400}}",
         ),
         codes=(),
-        meaning="torch_npu was built for another torch: a torch symbol it links against is "
-        "missing from the installed torch",
-        causes=("torch upgraded or downgraded without its paired torch_npu",),
-        fix=PAIR_FIX,
+        meaning="torch_npu was built for another torch (another release, or the other C++ "
+        "ABI): a torch symbol it links against is missing from the installed torch",
+        causes=(
+            "torch upgraded or downgraded without its paired torch_npu",
+            "torch_npu (or torch) built from source with the other C++ ABI "
+            "(_GLIBCXX_USE_CXX11_ABI 0 against 1): the missing name then holds std::string "
+            "(basic_string, __cxx11, or Ss in the old ABI's spelling)",
+        ),
+        fix=PAIR_FIX + "; a source build: compare the ABIs (python -c 'import torch; "
+        "print(torch.compiled_with_cxx11_abi())', GLIBCXX_USE_CXX11_ABI in torch_npu's "
+        "build/compile_commands.json) and rebuild torch_npu with export "
+        "_GLIBCXX_USE_CXX11_ABI=<1 if True, else 0>",
         confirm="python.stack",
         sources=(
             Source("https://github.com/Ascend/pytorch/issues/35", "maintainer"),
+            Source(
+                "Ascend/pytorch docs/zh/developer_notes/operator_dispatch/"
+                "compilation_optimization/compilation_optimization_faq.md"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (an undefined symbol with "
+                "basic_string in it: the C++11 ABI differs)",
+                "official",
+            ),
             Source(
                 "shared/reference/ascend-facts.md §3 (torch_npu X.Y needs torch X.Y)", "official"
             ),
@@ -136,8 +151,7 @@ FAILURES = (
             "triton` took triton-ascend's files with it)",
             "upstream triton installed over triton-ascend (triton-ascend#395: its libtriton "
             "extension replaced triton-ascend's package directory)",
-            "elsewhere (CUDA, CPU): an interrupted or mixed install of triton and "
-            "pytorch-triton",
+            "elsewhere (CUDA, CPU): an interrupted or mixed install of triton and pytorch-triton",
         ),
         fix="on Ascend, remove both and reinstall triton-ascend alone: pip uninstall -y triton "
         "triton-ascend && pip install triton-ascend==<the release paired with your CANN and "

@@ -1,0 +1,156 @@
+"""HCCL's own verdicts on a communicator: what its ranks must agree on when it is created
+(address family, TLS, super-node device ids, the collectives they call), the ranks that never
+joined, and the rank its heartbeat names when one stops. Each line names the place to fix."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+DIAGNOSIS = (
+    "hicann/hccl docs/zh/user_guide/fault_diagnosis/{}@09300b70df9a031339f08e5f2ca06d7bf294d009"
+)
+
+
+def _doc(page: str, section: str) -> Source:
+    return Source(f"{DIAGNOSIS.format(page)} ({section})", "official")
+
+
+FAILURES = (
+    Failure(
+        id="hccl-ip-family-mismatch",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"device ip family\[\d{1,2}\] is not same as others\[\d{1,2}\]",),
+        codes=(),
+        meaning="the ranks of one communicator reached each other over device NIC addresses of "
+        "different IP families (2 = IPv4, 10 = IPv6), and HCCL's check of the collected rank "
+        "table stopped the job",
+        causes=(
+            "some devices have an IPv4 address and others only IPv6 (HCCL takes a device's IPv4 "
+            "address when it has one, else its IPv6 one)",
+            "HCCL_SOCKET_FAMILY set differently on some ranks",
+        ),
+        fix="list each device's addresses on every server (`hccn_tool -i <dev> -ip -g`, "
+        "`hccn_tool -i <dev> -ip -inet6 -g`) and give every device of the job the same family; "
+        "set HCCL_SOCKET_FAMILY (AF_INET or AF_INET6) alike on every rank",
+        confirm="env.hccl",
+        sources=(
+            _doc("cluster_info_verify_fail.md", "IP Family mismatch (EI0001)"),
+            Source(
+                "hicann/hccl docs/zh/user_guide/hccl_env/HCCL_SOCKET_FAMILY.md"
+                "@09300b70df9a031339f08e5f2ca06d7bf294d009",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="hccl-tls-inconsistent",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"Value \w{1,16} for config \"tls\" is invalid",),
+        codes=(),
+        meaning="the device NICs of the ranks of one communicator do not agree on TLS (on for "
+        "some, off for others); the line lists the ranks of each state, and HCCL stops at "
+        "its check of the collected rank table (HDK 25.2.0 and later, root-info init)",
+        causes=(
+            "TLS switched on for the NPU NICs of some servers and off for others (after a "
+            "repair, a re-imaged node, or one server configured by hand)",
+            "TLS on everywhere but with different certificates on some devices",
+        ),
+        fix="read every device's TLS state on every server: `for i in $(seq 0 7); do hccn_tool "
+        "-i $i -tls -g; done`; set one state for all (the doc advises on: `hccn_tool -i <dev> "
+        "-tls -s enable 1`) and the same certificates, then restart the job",
+        confirm=None,
+        sources=(_doc("cluster_info_verify_fail.md", "TLS configuration not consistent (EI0016)"),),
+        hints=("is invalid", "error"),
+    ),
+    Failure(
+        id="hccl-super-device-id-duplicate",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"devices have same superDeviceId\[",),
+        codes=(),
+        meaning="two devices of one super-node (Atlas A3) report the same superDeviceId "
+        "(SDID), the id that must be unique within a super-node, so HCCL's check of the rank "
+        "table fails",
+        causes=(
+            "HCCL_LOGIC_SUPERPOD_ID grouping devices of different physical super-nodes into one "
+            "logical super-node",
+            "a super-node's hardware configuration",
+        ),
+        fix="read the SDIDs (`npu-smi info -t spod-info -i <id> -c <chip>` on each server) and "
+        "set HCCL_LOGIC_SUPERPOD_ID so that no logical super-node holds two devices of the "
+        "same SDID (or unset it); if one physical super-node shows a duplicate, its hardware "
+        "configuration needs repair",
+        confirm=None,
+        sources=(_doc("cluster_info_verify_fail.md", "superDeviceId duplicated (EI0014)"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="hccl-collective-mismatch",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"\[ParameterConflict\]\s?CMD information \w{1,24} check fail",),
+        codes=(),
+        meaning="two ranks linking up for a collective are not calling the same one: HCCL "
+        "compared the operator, tag, count or dtype each side issued and they differ (the line "
+        "shows the local and the remote value)",
+        causes=(
+            "the training script taking a different path on some ranks (a collective inside a "
+            "branch on the rank, a data-dependent skip, an uneven last batch)",
+            "ranks running different versions of the script, its configuration or its data",
+        ),
+        fix="make every rank issue the same collectives in the same order: compare the local "
+        "and remote tags the line prints, look for collectives inside rank-dependent branches, "
+        "and check that all nodes run the same code, configuration and data",
+        confirm=None,
+        sources=(_doc("param_link_stage.md", "parameter consistency check (EI0005)"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="hccl-ranks-never-joined",
+        mode="hccl",
+        component="hccl",
+        # the root's word to the ranks that did connect, naming those that did not
+        patterns=(r"Failed to connect agent\[[\d,]{1,800}\]",),
+        codes=(),
+        meaning="the root rank's topology exchange timed out: the ranks the line lists (or the "
+        "difference between the ranks connected and those needed) never reached it",
+        causes=(
+            "those ranks were not started, died before the communicator's init, or called it "
+            "much later than the others (past HCCL_CONNECT_TIMEOUT)",
+            "those ranks cannot reach the root's host NIC and port (HCCL_SOCKET_IFNAME / "
+            "HCCL_IF_IP, a firewall)",
+        ),
+        fix="go to the ranks the line names: check that they started and reached the "
+        "communicator's init (their own logs), that they reach the root's host IP and port, "
+        "and that HCCL_SOCKET_IFNAME picks the same network on every node; raise "
+        "HCCL_CONNECT_TIMEOUT only if they merely start late",
+        confirm="env.hccl",
+        sources=(
+            _doc("cluster_info_nego.md", "some ranks did not connect to the server (EI0015)"),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="hccl-rank-stuck",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"\[HeartbeatAbnormal\][^\n]{0,600}?ExceptionType:\[Stuck Occurred\]",),
+        codes=(),
+        meaning="HCCL's heartbeat found a rank stuck: the node named as the Cluster Exception "
+        "Location has a host process or a device task that stopped making progress",
+        causes=(
+            "the process on that node deadlocked or hangs (in data loading, a Python lock, a "
+            "collective the others never call)",
+            "a device task on that node that never finishes",
+        ),
+        fix="on the node the line names as the location, see where its process waits "
+        "(`py-spy dump --pid <pid>`) and read its plog for a task that never finished; the "
+        "other ranks' timeouts follow from it",
+        confirm=None,
+        sources=(_doc("task_exec_stage.md", "process stuck or heartbeat lost"),),
+        hints=("abnormal",),
+    ),
+)
