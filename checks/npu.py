@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ampenv.checks import CheckContext, Finding, Result, Setting, Status, check, combine
-from ampenv.knowledge import failures, npu
-from ampenv.probe import devnodes, driver, npusmi
+from ampenv.knowledge import failures, hdk, npu
+from ampenv.probe import cann, devnodes, driver, npusmi
 from ampenv.probe.npusmi import Chip, Holder, SmiInfo
 from ampenv.probe.pids import Liveness, PidState, pid_state
 from ampenv.probe.proc import Outcome
@@ -291,6 +291,37 @@ def _minimum_findings(drv: str, minimum: Optional[str]) -> list[Finding]:
     return [Finding(Status.PASS, f"driver {drv} is at least {minimum}")]
 
 
+def _cann_pairing(ctx: CheckContext) -> Optional[hdk.Pairing]:
+    """The HDK releases Ascend pairs with the CANN installed here (None: unknown release)."""
+    toolkit = cann.discover(ctx.probe).toolkit
+    return hdk.paired(toolkit.version if toolkit else None)
+
+
+def _pairing_findings(drv: str, pairing: Optional[hdk.Pairing]) -> list[Finding]:
+    have = driver.driver_key(drv)
+    if pairing is None or have is None:
+        return []
+    oldest = pairing.oldest
+    if have >= (driver.driver_key(oldest) or ()):
+        return [
+            Finding(
+                Status.PASS,
+                f"driver {drv} is at least HDK {oldest}, paired with CANN {pairing.cann}",
+            )
+        ]
+    return [
+        Finding(
+            Status.WARN,
+            f"driver {drv} is older than every HDK paired with CANN {pairing.cann} "
+            f"({', '.join(pairing.drivers)}): runtime calls of this CANN may fail (207000, "
+            "feature not supported)",
+            f"install Ascend HDK {oldest} or later, firmware first, then the driver "
+            f"({npu.DRIVER_PACKAGE.replace('--full', '--upgrade')}), and reboot; or install "
+            "the CANN release paired with this driver",
+        )
+    ]
+
+
 def _loaded_findings(ctx: CheckContext, drv: str) -> list[Finding]:
     """The npu-smi header shows the loaded driver; version.info the installed one."""
     info = _smi(ctx)
@@ -336,12 +367,17 @@ def npu_driver(ctx: CheckContext) -> Result:
     findings = _minimum_findings(drv, ctx.settings.get("min_version"))
     findings += _firmware_findings(files, fw, compatibility)
     findings += _loaded_findings(ctx, drv)
+    pairing = _cann_pairing(ctx)
+    findings += _pairing_findings(drv, pairing)
     facts = {
         "driver_version": drv,
         "driver_innerversion": (files.driver or {}).get("innerversion"),
         "compatible_version_fw": [list(r) for r in files.fw_ranges],
         "firmware_version": fw,
         "firmware_source": fw_source or None,
+        "hdk_paired": None
+        if pairing is None
+        else {"cann": pairing.cann, "drivers": list(pairing.drivers), "source": pairing.source},
     }
     checked = any(f.status is Status.PASS and "firmware" in f.message for f in findings)
     summary = f"driver {drv}, " + (

@@ -27,10 +27,12 @@ import psutil
 import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 from fakebin import Reply, calls, fake_tool, path_with
+from test_cann import CANN_850, INFO_800, LEGACY, plant_legacy, plant_toolkit
 
 from ampenv.checks import CheckContext, Context, Result, Status
 from ampenv.core import config as config_mod
 from ampenv.core.registry import builtin_dir
+from ampenv.knowledge import hdk
 from ampenv.knowledge import npu as npu_knowledge
 from ampenv.probe import Probe, devnodes, driver
 from ampenv.probe.npusmi import Holder
@@ -393,6 +395,54 @@ def test_minimum_driver_version(node: Node):
     assert old.status is Status.FAIL
     assert old.summary == "driver 24.1.rc1 is older than the minimum 25.0.rc1"
     assert node.judge("npu.driver", min_version="23.0.0").status is Status.PASS
+
+
+def test_driver_older_than_every_hdk_paired_with_the_installed_cann_warns(node: Node):
+    node.devices(1)
+    node.driver_files()  # 24.1.rc1
+    plant_toolkit(
+        node.root, CANN_850, VERSIONS / "ascend_toolkit_install.info_8.5.0_aarch64_doc.txt"
+    )
+    result = node.judge("npu.driver")
+    assert result.status is Status.WARN
+    assert result.summary == (
+        "driver 24.1.rc1 is older than every HDK paired with CANN 8.5.0 (25.5.1, 25.5.0): "
+        "runtime calls of this CANN may fail (207000, feature not supported)"
+    )
+    assert "install Ascend HDK 25.5.0 or later" in result.remedy
+    assert result.facts["hdk_paired"]["source"].startswith("hicann/release-management 8.5.0/")
+
+
+def test_driver_at_the_hdk_paired_with_the_installed_cann_passes(node: Node, tmp_path: Path):
+    node.devices(1)
+    node.driver_files()
+    # CANN 8.0.RC2, which the install guide pairs with driver 24.1.rc1: the 8.0.0 file, edited
+    info = tmp_path / "install.info"
+    info.write_text(INFO_800.read_text().replace("version=8.0.0", "version=8.0.RC2"))
+    plant_legacy(node.root, "8.0.RC2", info)
+    result = node.judge("npu.driver")
+    assert result.status is Status.PASS, result.details
+    assert "driver 24.1.rc1 is at least HDK 24.1.rc1, paired with CANN 8.0.RC2" in result.details
+
+
+def test_a_cann_release_no_source_pairs_is_not_judged(node: Node, tmp_path: Path):
+    node.devices(1)
+    node.driver_files()
+    info = tmp_path / "install.info"
+    info.write_text(INFO_800.read_text().replace("version=8.0.0", "version=8.0.RC2.alpha003"))
+    plant_legacy(node.root, "8.0.RC2.alpha003", info)
+    result = node.judge("npu.driver")
+    assert result.status is Status.PASS
+    assert result.facts["hdk_paired"] is None
+    assert not [d for d in result.details if "paired" in d]
+    assert (node.root / LEGACY.lstrip("/") / "latest").is_symlink()
+
+
+def test_every_hdk_pairing_reads_as_driver_versions_with_a_source():
+    for pairing in hdk.PAIRINGS:
+        assert pairing.drivers and pairing.source
+        assert all(driver.driver_key(v) for v in pairing.drivers), pairing
+        assert hdk.paired(pairing.cann.upper()) is pairing
 
 
 def test_version_arithmetic():
