@@ -16,8 +16,9 @@ GUIDE = (
 )
 NOTES = "hicann/release-management {}@68ef36b7dbee7c104d3214af96dad5390661a0eb (版本配套)"
 MINDFORMERS = (
-    "mindspore-lab/mindformers mindformers/VERSION_MAP.json@48524f6b5b37cc29cf01deadedf663568a63e1cd "
-    "(run_check's preferred driver for each CANN release)"
+    "mindspore-lab/mindformers mindformers/VERSION_MAP.json"
+    "@48524f6b5b37cc29cf01deadedf663568a63e1cd (run_check's preferred driver for each CANN "
+    "release)"
 )
 
 
