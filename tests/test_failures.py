@@ -674,7 +674,7 @@ def test_an_out_of_memory_line_s_figures_say_whether_the_memory_was_held_elsewhe
 
 def test_torch_npu_s_lookup_of_a_function_library_by_library_is_not_a_missing_symbol() -> None:
     miss = (
-        '[WARNING] APP(1,python):2026-06-26-17:57:13.768.924 1 op_api_common.h:'
+        "[WARNING] APP(1,python):2026-06-26-17:57:13.768.924 1 op_api_common.h:"
         'GetOpApiFuncAddrInLib:65: "[PTA]:dlsym aclnnFoo from libopapi_math.so failed, '
         'error:/opt/cann/lib64/libopapi_math.so: undefined symbol: aclnnFoo."'
     )
@@ -744,3 +744,46 @@ def test_a_follow_up_code_names_only_the_specific_failures_near_it() -> None:
     scanner.feed_lines([module], "train.log")
     scanner.feed_lines([cause], "plog-1.log")
     assert scanner.hits()[-1].also == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "loud"),
+    [
+        # GE lists the codes it knows at start-up: "error" stands only in names there
+        (
+            "[INFO] GE(370,python3):2023-07-13 [error_manager.cc:512]370 ParseJsonFile:add "
+            "error_code EI0002 success",
+            False,
+        ),
+        ("[INFO] GE(370,python3):2023-07-13 error: EI0002 remote rank timed out", True),
+        # a JSON logger's record, and a launcher's repr of several lines: the record's level
+        ('{"ts": 1, "msg": "[INFO] HCCL: add error_code EI0006 success"}', False),
+        ('{"ts": 1, "msg": "[ERROR] HCCL: EI0006: Getting socket times out"}', True),
+        ("'[INFO] a: add error_code EI0006 ok\\n[ERROR] b: EI0002 timed out\\n'", True),
+        ("'[INFO] a: add error_code EI0006 ok\\n[INFO] b: add error_code EI0002 ok\\n'", False),
+    ],
+)
+def test_a_level_is_read_for_the_record_that_holds_the_code(text: str, loud: bool) -> None:
+    assert bool(scan_lines([text], "t")) is loud, scan_lines([text], "t")
+
+
+def test_a_wrapped_row_keeps_the_level_of_the_line_a_terminal_cut() -> None:
+    line = (
+        "[INFO] GE(370,python3):2023-07-13-07:41:09.575.{} [error_manager.cc:512]370 "
+        "ParseJsonFile:add error_code {} success"
+    )
+    rows = []  # a screen's copy: rows of two different lines reach its width
+    for ms, code in (("246", "EI0002"), ("299", "EI0006"), ("336", "EJ0001")):
+        text = line.format(ms, code)
+        rows += [text[:80], text[80:]]
+    assert scan_lines(rows, "t") == []
+    # the same rows with an error's level are each a failure
+    loud = [r.replace("[INFO]", "[ERROR]") for r in rows]
+    assert {h.id for h in scan_lines(loud, "t")} >= {"hccl-notify-wait-timeout"}
+
+
+def test_each_record_of_a_relayed_log_keeps_its_own_level() -> None:
+    relayed = (
+        "'[ERROR] a: EI0006: Getting socket times out\\n[INFO] b: add error_code EI0002 ok\\n'"
+    )
+    assert [h.id for h in scan_lines([relayed], "t")] == ["hccl-socket-timeout"]

@@ -30,9 +30,7 @@ __all__ = [
 ]
 
 _E_CODE = re.compile(r"(?a)(?<![A-Za-z0-9])E[A-Z0-9]\d{4}(?![0-9])")
-_CODE = re.compile(
-    r"(?a)^(?:E[A-Z0-9]\d{4}|ERR\d{5}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE
-)
+_CODE = re.compile(r"(?a)^(?:E[A-Z0-9]\d{4}|ERR\d{5}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE)
 
 
 def _norm(code: str) -> str:

@@ -106,7 +106,7 @@ FAILURES = (
             r"Kernel task happen error, retCode=0x26\b",
             # the runtime's decoded core error: "errorStr: When the D-cache reads and writes
             # data to the UB, the response value returned by the bus is a non-zero value."
-            r"ProcessStarsCoreErrorInfo:\s?The extend info: errcode:\([^)\n]{0,40}\) errorStr:",
+            r"ProcessStarsCoreErrorInfo:\s?The extend info: errcode:\s?\([^)\n]{0,40}\) errorStr:",
         ),
         codes=("507015", "507042", "507043", "0x26"),
         meaning="AI Core exception: a kernel accessed memory out of bounds or trapped "
@@ -363,9 +363,11 @@ FAILURES = (
         id="aclnn-call-inner-error",
         mode="cann-pairing",
         component="aclnn",
-        # with torch_npu's "Call " and CANN's ": Inner Error", or as a framework logs it:
-        # "aclnnRsubs failed, detail:EZ9999"
-        patterns=(r"\b(?:Call )?aclnn\w{1,80} failed, detail: ?E[0-9A-Z]9999\b",),
+        # with torch_npu's "Call " and CANN's ": Inner Error", or as a framework logs an
+        # operator's inner error: "aclnnRsubs failed, detail:EZ9999"
+        patterns=(
+            r"\b(?:Call )?aclnn\w{1,80} failed, detail: ?(?:E[0-9A-Z]9999: Inner Error|EZ9999\b)",
+        ),
         codes=(),
         meaning="a framework's call of an aclnn operator failed and CANN reported only an inner "
         "error: the operator's own reason, if any, is in the lines after it or in the plog",
@@ -438,6 +440,38 @@ FAILURES = (
         sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/5493", "report"),),
         hints=("error",),
         rank=GENERIC,
+    ),
+    Failure(
+        id="tsd-open-failed",
+        mode="container-devices",
+        component="runtime",
+        patterns=(r"TsdOpen failed[.,] devId=\d{1,4}, tdt error=\d{1,6}",),
+        codes=(),
+        meaning="opening the device, the runtime could not start this process's AI CPU side "
+        "on it (the device's TSD daemon): the device did not open (507033 and E39005 follow "
+        "it most often)",
+        causes=(
+            "the device busy with another process, a leftover of an earlier job, or in a bad "
+            "state (then 507033 'open device failed' follows)",
+            "ASCEND_AICPU_PATH pointing at another CANN's AI CPU kernels than the installed one "
+            "(msit's FAQ: unset it)",
+        ),
+        fix="`npu-smi info` for the processes on the device, stop leftovers; `echo "
+        "$ASCEND_AICPU_PATH`: unset it unless it is the installed CANN's, then source "
+        "set_env.sh again; if the device still does not open, read its device log "
+        "(msnpureport) and `npu-smi info -t health -i <id>`",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "Ascend/msit msit/docs/debug/compare/FAQ.md"
+                "@d4f0b9bf7642fd39e9a969deb76d73a9eb2deb7c (TsdOpen failed: unset "
+                "ASCEND_AICPU_PATH)",
+                "official",
+            ),
+            Source("https://github.com/hw-native-sys/PTOAS/pull/765 (E39005, 507033)", "report"),
+        ),
+        hints=("fail",),
+        rank=CLASS,
     ),
     Failure(
         id="device-not-set",

@@ -38,7 +38,8 @@ FAILURES = (
         codes=(),
         meaning="torch_npu needs a CANN function the installed CANN lacks: torch_npu is newer "
         "(or older) than the CANN it runs on ('Failed to find function acl...': the CANN is "
-        "older than this torch_npu needs)",
+        "older than this torch_npu needs; as a warning, torch_npu fell back to an older call "
+        "and goes on, as a RuntimeError it stops)",
         causes=("CANN and torch_npu from different releases",),
         fix="install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
         'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '

@@ -195,11 +195,12 @@ FAILURES = (
             # a newer wording (E40021): "Failed to compile Op X. oppath is ... and optype is"
             r"Failed to compile Op \S{1,200}\. oppath is",
             r"\bCompile op\[[^\]\n]{1,200}\] failed",
-            # FE's E20001: "Operator QuantBatchMatmulV3 compilation failed. Optype is ..."
-            r"\bOperator \w{1,120} compilation failed\. Optype is",
             # torch_npu's aclop path (compile and execute): GE's failure there is the compile;
             # PaddleCustomDevice's npu_op_runner the same
             r"OPS function error: \w{1,80}, error code is 500002\b",
+            # another framework's call of the same online compile (ONNX Runtime's CANN EP:
+            # "CANN failure 500001: ACL_ERROR_FAILURE ; ... expr=aclopCompileAndExecute(")
+            r"\bfailure 50000[12]\b[^\n]{0,400}\baclopCompileAndExecute\b",
             r"ACL error, the error code is ?: ?500002\.[^\n]{0,200}npu_op_runner",
         ),
         codes=("E90003",),
@@ -210,8 +211,6 @@ FAILURES = (
             "a compile cache built by another CANN version (inference)",
             "an input the operator does not support (see a dtype finding next to it; float64 "
             "above all)",
-            "a custom operator's implementation or parameters (CANN's E20001: its compile log "
-            "in the plog says where)",
             "online (JIT) compilation of an operator whose prebuilt binary would run: the "
             "framework's switch to the binaries is the workaround (torch_npu: "
             "torch_npu.npu.set_compile_mode(jit_compile=False); PaddleCustomDevice: "
@@ -229,11 +228,6 @@ FAILURES = (
                 "official",
             ),
             Source(
-                "hicann/runtime docs/zh/error_code_ref/FE-Errors/E20001-Compilation_Error.md"
-                "@681ef7610df13c8128982901142a2c869ddbb53e",
-                "official",
-            ),
-            Source(
                 "https://github.com/PaddlePaddle/PaddleCustomDevice/issues/1214 (maintainer: "
                 "FLAGS_npu_jit_compile=false)",
                 "maintainer",
@@ -246,6 +240,33 @@ FAILURES = (
         hints=("fail", "error"),
         rank=CLASS,
         clears_cache=True,
+    ),
+    Failure(
+        id="fe-op-compile-failed",
+        mode="compile-cache",
+        component="fe",
+        patterns=(r"\bOperator \w{1,120} compilation failed\. Optype is",),
+        codes=("E20001",),
+        meaning="FE (the fusion engine) could not compile an operator online: its arguments are "
+        "invalid or its implementation is at fault (CANN's E20001)",
+        causes=(
+            "a custom operator's implementation or the arguments it was given",
+            "a built-in operator given arguments it does not take, or a fault of this CANN",
+            "after a CANN upgrade: a compile cache the previous CANN built",
+        ),
+        fix="a custom operator: read its compile log in the plog (export "
+        "ASCEND_GLOBAL_LOG_LEVEL=0 for all of it) and mend its implementation or arguments; a "
+        "built-in one: collect the host logs (`ampenv collect -o node.tar.gz`) and report them "
+        "to Ascend; if it began with a CANN upgrade, " + CLEAR_CACHES,
+        confirm="cache.stale",
+        sources=(
+            Source(
+                "hicann/runtime docs/zh/error_code_ref/FE-Errors/E20001-Compilation_Error.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
     Failure(
         id="kernel-meta-not-writable",

@@ -188,8 +188,6 @@ FAILURES = (
             r"Could not find ASCEND_HOME_PATH in env",
             r"ASCEND_OPP_PATH environment variable is not set",
             r"ASCEND_HOME_PATH environment variable is not set",
-            # FE's E20002: the variable is set, to a folder that is not there or not readable
-            r"for environment variable ASCEND_OPP_PATH is invalid",
         ),
         codes=("148049",),
         meaning="torch_npu found no CANN environment variables, or they name paths that do not "
@@ -213,12 +211,6 @@ FAILURES = (
             ),
             Source(REGISTRY + " (_cann_package_check)", "official"),
             Source(
-                "hicann/runtime docs/zh/error_code_ref/FE-Errors/"
-                "E20002-Config_Error_Invalid_Environment_Variable.md"
-                "@681ef7610df13c8128982901142a2c869ddbb53e",
-                "official",
-            ),
-            Source(
                 "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (148049)",
                 "official",
@@ -227,7 +219,66 @@ FAILURES = (
                 "Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH checks at import)", "official"
             ),
         ),
-        hints=("not set", "set_env", "is invalid"),
+        hints=("not set", "set_env"),
+    ),
+    Failure(
+        id="cann-tool-not-on-path",
+        mode="cann-env",
+        component="cann",
+        # the shell's "bash: bisheng: command not found", or a build script's own words
+        patterns=(
+            r"\b(?:bisheng|ccec|atc|msprof|msopgen|msopst|msobjdump|aoe)(?:: line \d{1,6})?:? "
+            r"command not found",
+        ),
+        codes=(),
+        meaning="a tool of the CANN toolkit (the bisheng / ccec compilers, atc, msprof, ...) is "
+        "not on PATH: set_env.sh adds the toolkit's bin folders to it, so it was not sourced "
+        "in this shell, or the toolkit is not installed",
+        causes=(
+            "set_env.sh not sourced in the shell (or the build's subshell) that runs the tool",
+            "the CANN toolkit not installed on this machine or container",
+        ),
+        fix=SET_ENV + " in the shell that builds or runs, then check `which bisheng` (or the "
+        "tool named); if there is no set_env.sh, install the CANN toolkit",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/op-plugin examples/cpp_extension/README.md"
+                "@517f2e7d0f202f38b76310706cb977ca2388ad21 (FAQ 1: bisheng command not found)",
+                "official",
+            ),
+        ),
+        hints=("error",),  # the message is read whole: "command not found" is its key
+    ),
+    Failure(
+        id="opp-path-invalid",
+        mode="cann-env",
+        component="fe",
+        # FE's E20002 (and the same check elsewhere): the variable is set, to a folder that is
+        # not there or that this user cannot read
+        patterns=(r"for environment variable ASCEND_OPP_PATH is invalid",),
+        codes=(),
+        meaning="ASCEND_OPP_PATH points at an operator package (OPP) folder that does not exist "
+        "or that this user cannot read: CANN's environment is not the installed CANN's",
+        causes=(
+            "the set_env.sh of another or a removed CANN sourced (an image or a profile left "
+            "from an earlier install)",
+            "the opp folder not readable by the user that runs the job (installed by root with "
+            "a restrictive umask)",
+        ),
+        fix=SET_ENV + "; then `ls -ld $ASCEND_OPP_PATH` as the user that runs the job: it must "
+        "exist and be readable (reinstall the toolkit or ops package, or install it "
+        "--install-for-all, where it is not)",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "hicann/runtime docs/zh/error_code_ref/FE-Errors/"
+                "E20002-Config_Error_Invalid_Environment_Variable.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+        ),
+        hints=("is invalid",),
     ),
     Failure(
         id="nnal-not-sourced",

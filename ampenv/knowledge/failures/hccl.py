@@ -475,6 +475,31 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="hccl-comm-not-created",
+        mode="hccl",
+        component="mindspore",
+        patterns=(r"The pointer\[hccl_comm\] is null",),
+        codes=(),
+        meaning="MindSpore ran a collective (a broadcast, an all-reduce) before this process "
+        "had an HCCL communicator: the communication group was never initialised here",
+        causes=(
+            "mindspore.communication.init() not called (or called after the first collective)",
+            "the job not launched as a distributed one (msrun / mpirun, or RANK_TABLE_FILE and "
+            "RANK_ID), so init() made no HCCL group",
+        ),
+        fix="call mindspore.communication.init() before any collective, and launch every rank "
+        "with msrun (or mpirun, or a rank table with RANK_ID per process)",
+        confirm=None,
+        sources=(
+            Source(
+                "https://github.com/mindspore-lab/mindyolo/pull/182 (a broadcast before the "
+                "group existed)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="hccl-exec-timeout",
         mode="hccl",
         component="hccl",

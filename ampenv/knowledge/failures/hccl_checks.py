@@ -113,7 +113,7 @@ FAILURES = (
         mode="hccl",
         component="hccl",
         # the root's word to the ranks that did connect, naming those that did not
-        patterns=(r"Failed to connect agent\[[\d,]{1,800}\]",),
+        patterns=(r"Failed to connect agent\[\s?\d",),
         codes=(),
         meaning="the root rank's topology exchange timed out: the ranks the line lists (or the "
         "difference between the ranks connected and those needed) never reached it",
@@ -137,7 +137,7 @@ FAILURES = (
         id="hccl-rank-stuck",
         mode="hccl",
         component="hccl",
-        patterns=(r"\[HeartbeatAbnormal\][^\n]{0,600}?ExceptionType:\[Stuck Occurred\]",),
+        patterns=(r"\[HeartbeatAbnormal\][^\n]{0,600}?ExceptionType:\s?\[Stuck Occurred\]",),
         codes=(),
         meaning="HCCL's heartbeat found a rank stuck: the node named as the Cluster Exception "
         "Location has a host process or a device task that stopped making progress",

@@ -16,7 +16,7 @@ from unicodedata import east_asian_width
 # launcher's INFO line that relays a child's "RuntimeError: EZ1001").
 QUIET_LEVEL = re.compile(
     # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
-    r"^\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
+    r"\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
     # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not a
     # level or an exception's name ("ERROR - [INFO] ..." is an error's line)
     r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
@@ -30,7 +30,7 @@ QUIET_LEVEL = re.compile(
 # a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info): its first
 # level key (a nested record's "level" does not speak for the record)
 QUIET_RECORD = re.compile(
-    r"^\s*\{(?:(?!\"(?:level|levelname|severity)\")[^\n]){0,4000}"
+    r"\s*\{(?:(?!\"(?:level|levelname|severity)\")[^\n]){0,4000}"
     r"\"(?:level|levelname|severity)\"\s?:\s?(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
 )
 # How pasted and relayed text differs from what the program printed: full-width and curly
@@ -42,8 +42,11 @@ _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: 
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
+# (an identifier or a file name is no mark: GE's "[INFO] ... [error_manager.cc:512]
+# ParseJsonFile:add error_code EI0002 success" lists the codes it knows)
 ERROR_MARK = re.compile(
-    r"\berror|\bfail|Error\b|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b", re.IGNORECASE
+    r"\berror(?!\w|\.\w)|\bfail|Error\b|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b",
+    re.IGNORECASE,
 )
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 EXCERPT = 200
@@ -71,14 +74,46 @@ def continued(data: bytes, end: int, lines: int) -> str:
     return "".join("\n" + line for line in out)
 
 
-def quiet(line: str, code_at: int) -> bool:
-    """Whether a logger marked ``line`` as no error, its code (or message) at ``code_at`` a
-    mention: an error mark between the level and the code (in a JSON record: anywhere before
-    the code, its level may come last) says otherwise."""
-    level = QUIET_LEVEL.match(line)
+def said(word: str, line: str) -> bool:
+    """Whether ``word`` stands on ``line`` as a word of its own, not inside an identifier or a
+    file name (GE's "error_code" and "error_manager.cc" on an INFO line say no error)."""
+    return re.search(rf"(?<!\w){re.escape(word)}(?!_|\.\w)", line, re.IGNORECASE) is not None
+
+
+# Where the record holding a code starts, in a line that holds several (a launcher's repr of a
+# whole log, its breaks escaped), and what stands before a record's message: a JSON logger's
+# keys ('{"ts": 1, "msg": "[INFO] ...'), a repr's quote.
+_RECORD_BREAK = re.compile(r"\r|\\r\\n|\\n")
+_MESSAGE_START = re.compile(r"""\s*(?:\{[^\n]{0,400}?"(?:msg|message|log)"\s?:\s?"|[bu]?['"])""")
+
+
+def record(line: str, at: int) -> str:
+    """The record of ``line`` that holds offset ``at``: the line, or the piece of it between
+    two escaped breaks."""
+    start = 0
+    for m in _RECORD_BREAK.finditer(line, 0, at):
+        start = m.end()
+    end = _RECORD_BREAK.search(line, at)
+    return line[start : end.start() if end else len(line)]
+
+
+def quiet(line: str, code_at: int, before: str = "") -> bool:
+    """Whether a logger marked the record of ``line`` that holds ``code_at`` as no error, its
+    code (or message) there a mention: an error mark between the level and the code (in a
+    JSON record: anywhere before the code, its level may come last) says otherwise.
+    ``before``: the rows of the same line a terminal wrapped above this one."""
+    if before:
+        line, code_at = before + line, code_at + len(before)
+    start = 0
+    for m in _RECORD_BREAK.finditer(line, 0, code_at):
+        start = m.end()
+    level = QUIET_LEVEL.match(line, start)
+    if level is None and (message := _MESSAGE_START.match(line, start)) is not None:
+        level = QUIET_LEVEL.match(line, message.end())
     if level is not None:
         return not ERROR_MARK.search(line, level.end(), code_at)
-    return QUIET_RECORD.match(line) is not None and not ERROR_MARK.search(line, 0, code_at)
+    record = QUIET_RECORD.match(line, start)
+    return record is not None and not ERROR_MARK.search(line, start, code_at)
 
 
 def _unescaped(m: re.Match[str]) -> str:

@@ -27,6 +27,8 @@ from ampenv.knowledge.failures.lines import (
     line_at,
     plain,
     quiet,
+    record,
+    said,
     screen_lines,
     trim,
     window,
@@ -88,6 +90,20 @@ class _Found:
     def near(self, other: _Found) -> bool:
         """Whether the two were seen within NEAR lines of each other in one text."""
         return any(a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places)
+
+
+def _rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict[int, str]:
+    """For each row after the first of a line a terminal wrapped, the rows above it (as the
+    program printed them): where its logger's level stands. Keyed by the row's offset."""
+    above: dict[int, str] = {}
+    for _, end, rows in wrapped:
+        start = end
+        for _ in rows:  # back to the first row's start
+            start = data.rfind(b"\n", 0, start)
+        for k in range(1, len(rows)):
+            start = data.find(b"\n", start + 1)
+            above[start + 1] = plain(b"".join(rows[:k]).decode("utf-8", "replace"))
+    return above
 
 
 def _judged(judge: Callable[[re.Match[str]], bool], m: re.Match[str]) -> bool:
@@ -324,6 +340,8 @@ class Scanner:
             at = low.find(hint)
             while at >= 0:
                 at = low.find(hint, add(at, hint))
+        wrapped = list(screen_lines(data)) if screen and spans else []
+        above = _rows_above(data, wrapped)
         number, counted, line_of, said = first_line, 0, -1, set()
         for key in sorted(spans):
             start, end, at, hints = spans[key]
@@ -331,8 +349,17 @@ class Scanner:
             counted = key
             if start != line_of:  # the windows of one line find each failure once
                 line_of, said = start, set()
-            self._scan_window(window(data, start, end, at), hints, said, data, end, name, number)
-        for index, end, rows in screen_lines(data) if screen else ():
+            self._scan_window(
+                window(data, start, end, at),
+                hints,
+                said,
+                data,
+                end,
+                name,
+                number,
+                above.get(start, ""),
+            )
+        for index, end, rows in wrapped:
             self._read_screen_line(rows, data, end, name, first_line + index)
 
     def _read_screen_line(
@@ -365,6 +392,7 @@ class Scanner:
         end: int,
         name: str,
         number: int,
+        before: str = "",  # the rows above it of a line a terminal wrapped
     ) -> None:
         """The failures of one line's window. A BREAK inside it ends a line for the patterns,
         but all its parts count as one line: one finding each, however often it repeats there."""
@@ -375,13 +403,13 @@ class Scanner:
             parts = [*([window] if b"\\n" in window else []), *self._parts(window, hints)]
         # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
         # lines read with it follow (indented: an E-code's cause and solution)
-        remember = data[end + 1 : end + 2] not in _INDENT
+        remember = data[end + 1 : end + 2] not in _INDENT and not before
         passes = frozenset(hints)
         for part in parts:
             matches = self._seen.get((part, passes)) if remember else None
             if matches is None:
                 self._asked = False
-                matches = self._matches(part, hints, data, end)
+                matches = self._matches(part, hints, data, end, before)
                 if remember and len(part) <= SEEN_LINE and not self._asked:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()
@@ -398,7 +426,7 @@ class Scanner:
                     self._record(failure, match, excerpt, name, number)
 
     def _matches(
-        self, part: bytes, hints: set[bytes], data: bytes, end: int
+        self, part: bytes, hints: set[bytes], data: bytes, end: int, before: str = ""
     ) -> tuple[tuple[Failure, str, str, str], ...]:
         """What one part of a line shows, read with the hints it holds of the passes that
         found its line: each failure, its match, the line's excerpt and the text that says it
@@ -414,8 +442,8 @@ class Scanner:
             text, lowered_text = line, lowered_line
             if failure.following:  # the lines read with it are not in lowered_line
                 text, lowered_text = line + continued(data, end, failure.following), None
-            got = self._match(failure, text, digits, lowered_text)
-            if got is not None and self._mention(failure, held, line, got[1]):
+            got = self._match(failure, text, digits, lowered_text, before)
+            if got is not None and self._mention(failure, held, line, got[1], before):
                 continue
             if got is not None:
                 decoded, m = got
@@ -466,7 +494,12 @@ class Scanner:
         self._looked.clear()
 
     def _mention(
-        self, failure: Failure, held: tuple[bytes, ...], line: str, m: re.Match[str]
+        self,
+        failure: Failure,
+        held: tuple[bytes, ...],
+        line: str,
+        m: re.Match[str],
+        before: str = "",
     ) -> bool:
         """A message found by its own text, none of its entry's hints (the words that make a
         line an error's) on the line, that a logger marked INFO/DEBUG: a mention ("[INFO]
@@ -474,8 +507,11 @@ class Scanner:
         return (
             self.heed_levels
             and failure.decode is None
-            and not any(h.decode() in failure.hints for h in held)
-            and quiet(line, m.start())
+            and not any(
+                h.decode() in failure.hints and said(h.decode(), record(line, m.start()))
+                for h in held
+            )
+            and quiet(line, m.start(), before)
         )
 
     def _holds(self, part: bytes, lowered: bytes, hint: bytes) -> bool:
@@ -514,7 +550,12 @@ class Scanner:
             first += len(batch)
 
     def _match(
-        self, failure: Failure, line: str, digits: bool = True, lowered: Optional[str] = None
+        self,
+        failure: Failure,
+        line: str,
+        digits: bool = True,
+        lowered: Optional[str] = None,
+        before: str = "",
     ) -> Optional[tuple[Failure, re.Match[str]]]:
         """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
         the code it captured), with the match."""
@@ -524,7 +565,7 @@ class Scanner:
         if failure.decode is None:
             return failure, m
         # an error mark before the code counts, the family's own context included
-        if self.heed_levels and quiet(line, m.end("code")):
+        if self.heed_levels and quiet(line, m.end("code"), before):
             return None
         key = (failure.id, m.group("code"))
         decoded = self._decoded.get(key)

@@ -37,6 +37,36 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="torch-npu-not-imported",
+        mode="torch-pairing",
+        component="torch_npu",
+        # c10/core/Device.cpp: the device types torch knows, and the string it could not parse
+        patterns=(
+            r"Error: Expected one of [^\n]{0,400}device type at start of device string: npu\b",
+        ),
+        codes=(),
+        meaning="torch does not know the 'npu' device: torch_npu, which registers it, was not "
+        "imported in this process (or is not installed, or failed to load)",
+        causes=(
+            "the program uses 'npu' without importing torch_npu (torch before 2.5 does not load "
+            "it on its own; from 2.5 only an installed torch_npu is loaded)",
+            "torch_npu not installed in this Python, or its import failed earlier in the log",
+        ),
+        fix="import torch_npu before the first 'npu' device string (or rely on torch >= 2.5 "
+        'loading it: `pip show torch-npu` in the same Python); then `python -c "import torch, '
+        'torch_npu; print(torch.npu.is_available())"` names what fails',
+        confirm="python.stack",
+        sources=(
+            Source("pytorch/pytorch c10/core/Device.cpp (parse_type: device string)", "official"),
+            Source(
+                "https://github.com/opendatalab/MinerU/issues/2665 (MinerU on a 910B: 'npu' "
+                "rejected, torch_npu not imported)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="torch-npu-undefined-symbol",
         mode="torch-pairing",
         component="torch_npu",
