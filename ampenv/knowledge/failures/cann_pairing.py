@@ -36,14 +36,20 @@ FAILURES = (
             r"need to upgrade hccl version",
         ),
         codes=(),
-        meaning="torch_npu needs a CANN function the installed CANN lacks: torch_npu is newer "
-        "(or older) than the CANN it runs on ('Failed to find function acl...': the CANN is "
+        meaning="torch_npu (or another program built against CANN: a framework's or an SDK's "
+        "library) needs a CANN function the installed CANN lacks: it was built for a newer (or "
+        "older) CANN than the one it runs on ('Failed to find function acl...': the CANN is "
         "older than this torch_npu needs; as a warning, torch_npu fell back to an older call "
         "and goes on, as a RuntimeError it stops)",
-        causes=("CANN and torch_npu from different releases",),
+        causes=(
+            "CANN and torch_npu (or the SDK, e.g. MindX) from different releases",
+            "LD_LIBRARY_PATH holding another CANN's libraries than the one set up",
+        ),
         fix="install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
         'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '
-        "the release this torch_npu names; `ampenv doctor --only python.stack,cann.toolkit`",
+        "the release this torch_npu names (another program: the release its notes pair with "
+        "this CANN); check that LD_LIBRARY_PATH holds one CANN only; `ampenv doctor --only "
+        "python.stack,cann.toolkit`",
         confirm="python.stack",
         sources=(
             Source(

@@ -1,6 +1,7 @@
 """HCCL's own verdicts on a communicator: what its ranks must agree on when it is created
 (address family, TLS, super-node device ids, the collectives they call), the ranks that never
-joined, and the rank its heartbeat names when one stops. Each line names the place to fix."""
+joined, what a link lacked (memory for its RoCE queue pairs), and the rank its heartbeat names
+when one stops. Each line names the place to fix."""
 
 from __future__ import annotations
 
@@ -152,5 +153,37 @@ FAILURES = (
         confirm=None,
         sources=(_doc("task_exec_stage.md", "process stuck or heartbeat lost"),),
         hints=("abnormal",),
+    ),
+    Failure(
+        id="hccp-qp-no-memory",
+        mode="hccl",
+        component="hccp",
+        patterns=(
+            # the device's RoCE driver and HCCP's host side, with ENOMEM (-12)
+            r"init (?:mem )?pool failed, hal_alloc_buf failed ret ?= ?-12\b",
+            r"\bcreate qp fail, ret\(-12\)",
+        ),
+        codes=(),
+        meaning="HCCL's device-side process (HCCP) could not get device memory for the RoCE "
+        "queue pairs of a link (-12, out of memory), so the link to the peer was not made "
+        "(EI0009's 'Transport init error' follows)",
+        causes=(
+            "the device's memory taken before the links were made: by this job's model or "
+            "cache, or by a leftover process on the card",
+            "many links or deep queue pairs for the memory left (EI0011's QP depth)",
+        ),
+        fix="`npu-smi info`: stop leftover processes on the card; leave device memory for the "
+        "links (a lower memory fraction or batch, communicators made before the model takes "
+        "memory), a smaller HCCL_BUFFSIZE; then relaunch every rank",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "https://www.hiascend.com/forum/thread-0246172984876137283-1-1.html (EI0009: "
+                "the RoCE driver's mem pool, ret -12)",
+                "report",
+            ),
+            _doc("param_link_stage.md", "QP memory (EI0011)"),
+        ),
+        hints=("fail",),
     ),
 )
