@@ -143,6 +143,7 @@ FAILURES = (
             ),
         ),
         hints=code_hints("exception", "abnormal", "error", "fail", "out of range"),
+        rank=CLASS,  # a hardware fault or a named kernel's own failure leads where one shows
     ),
     Failure(
         id="vector-core-fault",
@@ -178,6 +179,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/10829", "report"),
         ),
         hints=code_hints("exception", "abnormal", "error", "fail", "timeout"),
+        rank=CLASS,  # a hardware fault or a named kernel's own failure leads where one shows
     ),
     Failure(
         id="aicpu-getnext-timeout",
@@ -440,6 +442,56 @@ FAILURES = (
         sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/5493", "report"),),
         hints=("error",),
         rank=GENERIC,
+    ),
+    Failure(
+        id="aicore-ecc-error",
+        mode="core-exception",
+        component="aicore",
+        # the runtime's decoded core error: "errorStr: A 2-bit ECC error occurs in the
+        # data-cache data-ram."
+        patterns=(r"errorStr: ?An? \d-bit ECC error occurs",),
+        codes=(),
+        meaning="an AI Core's memory reported an ECC error it could not correct (2-bit): a "
+        "hardware fault of this NPU, not the operator's",
+        causes=("a failing NPU (the same core faults again under a stress test)",),
+        fix="drain the node; confirm with Ascend's hardware diagnosis (`ascend-dmi --dg -i "
+        "aicore`, and `npu-smi info -t health -i <id>`); if the fault stays after a power cycle, "
+        "have the card replaced through technical support",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/ai_core_hardware_fault.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="device-query-denied",
+        mode="container-devices",
+        component="runtime",
+        patterns=(r"Call halGetDeviceInfo failed: drvRet=4\b",),
+        codes=(),
+        meaning="the runtime could not query the device through the driver (halGetDeviceInfo, "
+        "drvRet=4) as it initialised (aclInit's 507008 follows): this user may not use the "
+        "device, or the device is not up",
+        causes=(
+            "the user running the program not in the driver's run-user group (HwHiAiUser by "
+            "default), so its device nodes and driver files are closed to it",
+            "the device not started (its firmware or driver not up)",
+        ),
+        fix="run as a member of the driver's group (`usermod -aG HwHiAiUser <user>`, then log "
+        "in again) or as root; check the device is up: `npu-smi info`",
+        confirm="npu.device_nodes",
+        sources=(
+            Source(
+                "hicann/docs docs/troubleshooting/zh/acl_init_permission_denied.md"
+                "@c94cf50db06875e8676294422073d21318b183fb",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
     Failure(
         id="tsd-open-failed",

@@ -48,10 +48,15 @@ FAILURES = (
         id="acl-headers-not-found",
         mode="cann-env",
         component="acl",
-        patterns=(r"fatal error: acl/acl\.h: No such file or directory",),
+        patterns=(
+            r"fatal error: acl/acl\.h: No such file or directory",
+            # the link step: the library path it takes from the environment (NPU_HOST_LIB)
+            r"\bld(?:\.\w{1,8})?: cannot find -lascendcl\b",
+        ),
         codes=(),
-        meaning="an AscendCL program's build found no CANN headers: the include path its build "
-        "takes from the environment (DDK_PATH in CANN's samples) is not set",
+        meaning="an AscendCL program's build found no CANN headers or libraries: the include "
+        "and library paths its build takes from the environment (DDK_PATH and NPU_HOST_LIB in "
+        "CANN's samples) are not set",
         causes=(
             "DDK_PATH / NPU_HOST_LIB not exported (or the CANN environment not sourced) in the "
             "shell that builds",
@@ -60,7 +65,14 @@ FAILURES = (
         "NPU_HOST_LIB=$DDK_PATH/runtime/lib64/stub (some samples: $DDK_PATH/<arch>-linux/devlib; "
         "the target's arch when cross-compiling), then build again",
         confirm="cann.toolkit",
-        sources=(Source("https://blog.csdn.net/m0_71340392/article/details/131904288", "report"),),
+        sources=(
+            Source("https://blog.csdn.net/m0_71340392/article/details/131904288", "report"),
+            Source(
+                "hicann/docs docs/troubleshooting/zh/build_app_missing_header_lib.md"
+                "@c94cf50db06875e8676294422073d21318b183fb (cannot find -lascendcl)",
+                "official",
+            ),
+        ),
         hints=("error",),
     ),
     Failure(
