@@ -315,7 +315,8 @@ def _pairing_findings(drv: str, pairing: Optional[hdk.Pairing]) -> list[Finding]
             f"driver {drv} is older than every HDK paired with CANN {pairing.cann} "
             f"({', '.join(pairing.drivers)}): runtime calls of this CANN may fail (207000, "
             "feature not supported)",
-            f"install Ascend HDK {oldest} or later, firmware first, then the driver "
+            f"install Ascend HDK {oldest} or later: its firmware first "
+            "(Ascend-hdk-<chip>-npu-firmware_<version>.run --upgrade), then its driver "
             f"({npu.DRIVER_PACKAGE.replace('--full', '--upgrade')}), and reboot; or install "
             "the CANN release paired with this driver",
         )

@@ -787,3 +787,46 @@ def test_each_record_of_a_relayed_log_keeps_its_own_level() -> None:
         "'[ERROR] a: EI0006: Getting socket times out\\n[INFO] b: add error_code EI0002 ok\\n'"
     )
     assert [h.id for h in scan_lines([relayed], "t")] == ["hccl-socket-timeout"]
+
+
+def test_a_line_a_screen_width_joined_to_info_rows_by_mistake_keeps_its_failure() -> None:
+    # two INFO lines that reach the text's widest column look like a wrapped line's rows; the
+    # failure below them is a line of its own (the red team's case: it went silent)
+    text = [
+        "[INFO] start",
+        "[INFO] 2024-05-01 12:00:01,100 trainer.py:200 step 10/1000 loss=2.3456 lr=1.000e-04 "
+        "tokens/s=12345.6",
+        "[INFO] 2024-05-01 12:00:02,200 trainer.py:200 step 11/1000 loss=2.3311 lr=1.000e-04 "
+        "tokens/s=12377.1",
+        "bisheng: command not found",
+        "EE8888: [PID: 4021] 2025-03-02-10:11:13.001.234 Launch kernel failed",
+        "[INFO] x",
+    ]
+    assert {h.id for h in scan_lines(text, "t")} >= {"cann-tool-not-on-path", "cann-ee8888"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a record's own level decides, whatever its message begins with
+        '{"level": "error", "msg": "[INFO] rank 3: EI0006: Getting socket times out"}',
+        '{"severity": "ERROR", "message": "INFO rank 3 EI0006: Getting socket times out"}',
+    ],
+)
+def test_an_error_s_record_is_loud_whatever_its_message_begins_with(line: str) -> None:
+    assert [h.id for h in scan_lines([line], "t")] == ["hccl-socket-timeout"]
+
+
+@pytest.mark.parametrize(
+    ("line", "is_quiet"),
+    [
+        ("[INFO] add error_code EZ1001 ok", True),  # a name
+        ("[INFO] wrote error.log, EZ1001 listed", True),  # a file's name
+        ("[INFO] Errors: EZ1001", False),  # a plural is a mark
+        ("[INFO] error: EZ1001", False),
+    ],
+)
+def test_an_error_mark_is_a_word_not_a_name(line: str, is_quiet: bool) -> None:
+    from ampenv.knowledge.failures.lines import quiet
+
+    assert quiet(line, line.index("EZ1001")) is is_quiet

@@ -497,7 +497,7 @@ FAILURES = (
         id="tsd-open-failed",
         mode="container-devices",
         component="runtime",
-        patterns=(r"TsdOpen failed[.,] devId=\d{1,4}, tdt error=\d{1,6}",),
+        patterns=(r"\bTsdOpen failed\b",),
         codes=(),
         meaning="opening the device, the runtime could not start this process's AI CPU side "
         "on it (the device's TSD daemon): the device did not open (507033 and E39005 follow "

@@ -200,7 +200,7 @@ FAILURES = (
             r"OPS function error: \w{1,80}, error code is 500002\b",
             # another framework's call of the same online compile (ONNX Runtime's CANN EP:
             # "CANN failure 500001: ACL_ERROR_FAILURE ; ... expr=aclopCompileAndExecute(")
-            r"\bfailure 50000[12]\b[^\n]{0,400}\baclopCompileAndExecute\b",
+            r"\bfailure 50000[0-2]\b[^\n]{0,400}\baclopCompileAndExecute\b",
             r"ACL error, the error code is ?: ?500002\.[^\n]{0,200}npu_op_runner",
         ),
         codes=("E90003",),

@@ -45,7 +45,7 @@ _ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
 # (an identifier or a file name is no mark: GE's "[INFO] ... [error_manager.cc:512]
 # ParseJsonFile:add error_code EI0002 success" lists the codes it knows)
 ERROR_MARK = re.compile(
-    r"\berror(?!\w|\.\w)|\bfail|Error\b|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b",
+    r"\berrors?(?!\w|\.\w)|\bfail|Error\b(?!\.\w)|Exception\b|\bTraceback\b|\bfatal\b|\bcritical\b",
     re.IGNORECASE,
 )
 WINDOW = 8192  # bytes of a long line kept either side of a hint
@@ -85,6 +85,17 @@ def said(word: str, line: str) -> bool:
 # keys ('{"ts": 1, "msg": "[INFO] ...'), a repr's quote.
 _RECORD_BREAK = re.compile(r"\r|\\r\\n|\\n")
 _MESSAGE_START = re.compile(r"""\s*(?:\{[^\n]{0,400}?"(?:msg|message|log)"\s?:\s?"|[bu]?['"])""")
+_LEVEL_KEY = re.compile(r'"(?:level|levelname|severity)"\s?:')  # a record's own level decides
+# A row that begins a record of its own: its level, a timestamp, an E-code, an exception's name.
+_RECORD_START = re.compile(
+    r"\s*(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|EVENT|TRACE|FATAL|CRITICAL)\b|E[0-9A-Z]\d{4}\b"
+    r"|\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4}|\[PID|Traceback\b|[\w.]{0,80}(?:Error|Exception)\b)"
+)
+
+
+def starts_record(row: str) -> bool:
+    """Whether ``row`` begins a record of its own rather than continuing the row above."""
+    return _RECORD_START.match(row) is not None or QUIET_LEVEL.match(row) is not None
 
 
 def record(line: str, at: int) -> str:
@@ -108,7 +119,13 @@ def quiet(line: str, code_at: int, before: str = "") -> bool:
     for m in _RECORD_BREAK.finditer(line, 0, code_at):
         start = m.end()
     level = QUIET_LEVEL.match(line, start)
-    if level is None and (message := _MESSAGE_START.match(line, start)) is not None:
+    if (
+        level is None
+        and (message := _MESSAGE_START.match(line, start)) is not None
+        and not (
+            line[message.start() :].lstrip().startswith("{") and _LEVEL_KEY.search(line, start)
+        )
+    ):
         level = QUIET_LEVEL.match(line, message.end())
     if level is not None:
         return not ERROR_MARK.search(line, level.end(), code_at)

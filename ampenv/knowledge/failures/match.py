@@ -30,6 +30,7 @@ from ampenv.knowledge.failures.lines import (
     record,
     said,
     screen_lines,
+    starts_record,
     trim,
     window,
 )
@@ -92,6 +93,9 @@ class _Found:
         return any(a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places)
 
 
+_CODE = re.compile(r"E[0-9A-Z]\d{4}|ERR\d{5}|\d{6}|-\d{4}|0x[0-9a-fA-F]{1,8}")
+
+
 def _rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict[int, str]:
     """For each row after the first of a line a terminal wrapped, the rows above it (as the
     program printed them): where its logger's level stands. Keyed by the row's offset."""
@@ -100,9 +104,17 @@ def _rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dic
         start = end
         for _ in rows:  # back to the first row's start
             start = data.rfind(b"\n", 0, start)
-        for k in range(1, len(rows)):
+        shown = [plain(row.decode("utf-8", "replace")) for row in rows]
+        record = shown[:1]
+        for row in shown[1:]:
             start = data.find(b"\n", start + 1)
-            above[start + 1] = plain(b"".join(rows[:k]).decode("utf-8", "replace"))
+            # a row that begins a record of its own was joined to the rows above by mistake
+            # (lines that merely filled the screen): their level is not its
+            if starts_record(row):
+                record = [row]
+                continue
+            above[start + 1] = "".join(record)
+            record.append(row)
     return above
 
 
@@ -511,7 +523,9 @@ class Scanner:
                 h.decode() in failure.hints and said(h.decode(), record(line, m.start()))
                 for h in held
             )
-            and quiet(line, m.start(), before)
+            # the rows above lend their level to a code only: a message on a row of its own
+            # may be a line of its own that a screen's width joined to them by mistake
+            and quiet(line, m.start(), before if _CODE.fullmatch(m.group(0)) else "")
         )
 
     def _holds(self, part: bytes, lowered: bytes, hint: bytes) -> bool:

@@ -42,7 +42,8 @@ FAILURES = (
         component="torch_npu",
         # c10/core/Device.cpp: the device types torch knows, and the string it could not parse
         patterns=(
-            r"Error: Expected one of [^\n]{0,400}device type at start of device string: npu\b",
+            r"(?i:error)[^\n]{0,200}?Expected one of [^\n]{0,400}device type at start of device "
+            r"string: npu\b",
         ),
         codes=(),
         meaning="torch does not know the 'npu' device: torch_npu, which registers it, was not "
