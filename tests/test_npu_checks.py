@@ -413,29 +413,29 @@ def test_driver_older_than_every_hdk_paired_with_the_installed_cann_warns(node: 
     assert result.facts["hdk_paired"]["source"].startswith("hicann/release-management 8.5.0/")
 
 
-def test_driver_at_the_hdk_paired_with_the_installed_cann_passes(node: Node, tmp_path: Path):
+def _driver_under_cann(node: Node, tmp_path: Path, version: str) -> Result:
+    """npu.driver on driver 24.1.rc1 under CANN ``version`` (the 8.0.0 install.info, edited)."""
     node.devices(1)
     node.driver_files()
-    # CANN 8.0.RC2, which the install guide pairs with driver 24.1.rc1: the 8.0.0 file, edited
     info = tmp_path / "install.info"
-    info.write_text(INFO_800.read_text().replace("version=8.0.0", "version=8.0.RC2"))
-    plant_legacy(node.root, "8.0.RC2", info)
-    result = node.judge("npu.driver")
+    info.write_text(INFO_800.read_text().replace("version=8.0.0", f"version={version}"))
+    plant_legacy(node.root, version, info)
+    assert (node.root / LEGACY.lstrip("/") / "latest").is_symlink()
+    return node.judge("npu.driver")
+
+
+def test_driver_at_the_hdk_paired_with_the_installed_cann_passes(node: Node, tmp_path: Path):
+    # CANN 8.0.RC2, which the install guide pairs with driver 24.1.rc1
+    result = _driver_under_cann(node, tmp_path, "8.0.RC2")
     assert result.status is Status.PASS, result.details
     assert "driver 24.1.rc1 is at least HDK 24.1.rc1, paired with CANN 8.0.RC2" in result.details
 
 
 def test_a_cann_release_no_source_pairs_is_not_judged(node: Node, tmp_path: Path):
-    node.devices(1)
-    node.driver_files()
-    info = tmp_path / "install.info"
-    info.write_text(INFO_800.read_text().replace("version=8.0.0", "version=8.0.RC2.alpha003"))
-    plant_legacy(node.root, "8.0.RC2.alpha003", info)
-    result = node.judge("npu.driver")
+    result = _driver_under_cann(node, tmp_path, "8.0.RC2.alpha003")
     assert result.status is Status.PASS
     assert result.facts["hdk_paired"] is None
     assert not [d for d in result.details if "paired" in d]
-    assert (node.root / LEGACY.lstrip("/") / "latest").is_symlink()
 
 
 def test_every_hdk_pairing_reads_as_driver_versions_with_a_source():
