@@ -247,10 +247,16 @@ FAILURES = (
             "507018 while preprocessing, gone once they were killed)",
         ),
         fix=BLOCKING + "; first check `npu-smi info` for processes of an earlier run on the "
-        "device and stop them",
+        "device and stop them; a timeout (507017) of an operator whose shapes are merely large: "
+        "raise its limit with aclrtSetOpExecuteTimeOut(seconds)",
         confirm=None,
         sources=(
             Source(CODES_H + " (507017, 507018)", "official"),
+            Source(
+                "hicann/docs docs/zh/troubleshooting/ai_cpu_operator_timeout_error.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f (aclrtSetOpExecuteTimeOut)",
+                "official",
+            ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2105", "report"),
             Source("https://github.com/open-mmlab/mmcv/issues/3203", "report"),
             Source("https://github.com/pytorch/pytorch/issues/136302", "report"),
@@ -494,6 +500,68 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="aicpu-input-shape-unsupported",
+        mode="core-exception",
+        component="aicpu",
+        patterns=(
+            # the AI CPU kernels' own checks: at most 8 dimensions, and no 0-d input for some
+            # (on an error's line, its logger's [ERROR]: one pass less over every text)
+            r"(?i:error)[^\n]{0,400}?shape dim num should be less than 8, but got \[\d{1,3}\]",
+            r"(?i:error)[^\n]{0,400}?Shape must be at least rank \[1\] but is rank \[0\]",
+        ),
+        codes=(),
+        meaning="an operator that runs on the AI CPU refused the shape of an input: more than 8 "
+        "dimensions, or a 0-d (scalar) tensor where it needs at least one dimension",
+        causes=(
+            "a tensor of 9 or more dimensions given to an operator the AI CPU runs (GatherV2's "
+            "AI CPU kernel, say)",
+            "a Python scalar or 0-d tensor passed as an input (GatherV2's indices or axis)",
+        ),
+        fix="reshape so that every input and output of that operator has 1 to 8 dimensions "
+        "(merge axes; pass a scalar as a 1-d tensor: x.reshape(1), torch.tensor([v]))",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/ai_cpu_operator_dim_over_8_error.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
+                "official",
+            ),
+            Source(
+                "hicann/docs docs/zh/troubleshooting/ai_cpu_operator_scalar_input_error.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="msaicerr-operator-at-fault",
+        mode="core-exception",
+        component="aicore",
+        # msaicerr's root-cause conclusion after it replayed the failing kernel alone
+        patterns=(r"Failed to execute the single-operator test case\. The operator logic may",),
+        codes=(),
+        meaning="msaicerr replayed the failing kernel alone and it failed again: the fault is the "
+        "operator's own (its logic, its compiled code, its input or its tiling), not the node's",
+        causes=(
+            "the operator's logic (it reads or writes memory it was not given)",
+            "wrong input data, indices above all, or wrong tiling data",
+            "the compiler emitting a wrong instruction",
+        ),
+        fix="run the replay msaicerr wrote (the command in info_<time>/debug_info.txt, "
+        "test_single_op.py) to reproduce it, and report it with the info_<time> folder to the "
+        "operator's owner",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/single_operator_run_error.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="tsd-open-failed",
         mode="container-devices",
         component="runtime",
@@ -577,5 +645,6 @@ FAILURES = (
             ),
         ),
         hints=("error",),
+        rank=CLASS,  # an operator's own error before it, where one shows, says more
     ),
 )

@@ -6,6 +6,7 @@ from ampenv.knowledge.failures.acl import FAILURES as ACL
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
+from ampenv.knowledge.failures.device_faults import FAILURES as DEVICE_FAULTS
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
@@ -22,6 +23,7 @@ NAMED: tuple[Failure, ...] = (
     *TORCH_NPU,
     *CANN_PAIRING,
     *DRIVER,
+    *DEVICE_FAULTS,
     *MEMORY,
     *ACL,
     *HCCL,

@@ -102,6 +102,30 @@ FAILURES = (
         hints=("out of memory",),
     ),
     Failure(
+        id="acl-malloc-size-zero",
+        mode="allocator",
+        component="acl",
+        # on an error's line (its logger's [ERROR]): one pass less over every text
+        patterns=(r"(?i:error)[^\n]{0,300}?malloc size must be greater than zero",),
+        codes=(),
+        meaning="the program asked aclrtMalloc for 0 bytes",
+        causes=(
+            "a buffer sized by aclmdlGetOutputSizeByIndex of a dynamic-shape model: an output "
+            "of unknown dims (-1) reads as size 0",
+        ),
+        fix="where aclmdlGetOutputSizeByIndex returns 0, allocate an estimated upper bound for "
+        "that output (its largest shape times the dtype's size)",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/dynamic_shape_inference_mem_failed.md"
+                "@96217e9acd4da744a739b8f94b020fbe0cc7fcca",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="npu-out-of-memory",
         mode="device-memory",
         component="torch_npu",

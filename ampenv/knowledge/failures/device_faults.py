@@ -1,0 +1,130 @@
+"""What the device itself reports going wrong under a job: its memory's uncorrectable ECC
+errors, an AI Core that timed out or trapped, a page fault of its memory manager, a copy its DMA
+engines could not do. Several are the hardware's, not the program's: the fix is to drain and
+diagnose the node, not to change the job."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+DOCS = "hicann/docs docs/zh/troubleshooting/{}@0eadb61a993b384a333d3a93ddf2a83b6daba48f"
+EVENTS = (
+    "read the device's fault events (`npu-smi info -t health -i <id>`; `msnpureport -f`, then "
+    "grep event_id in slog/dev-os-<id>/run/event/) and look them up in Ascend's Health "
+    "Management Error Definition"
+)
+
+
+def _doc(page: str) -> Source:
+    return Source(DOCS.format(page), "official")
+
+
+FAILURES = (
+    Failure(
+        id="hbm-multibit-ecc",
+        mode="device-memory",
+        component="hbm",
+        # the device's black box (kbox.txt): "[Hardware Error]  error_type: 3, multi-bit ECC"
+        patterns=(r"\[Hardware Error\][^\n]{0,80}error_type: ?\d{1,3}, multi-bit ECC",),
+        codes=(),
+        meaning="the device's HBM reported an uncorrectable (multi-bit) ECC error: a fault of "
+        "this card's memory, not of the job",
+        causes=(
+            "HBM cells that partly failed (a scrub hit a multi-bit error: event 0x80E01809, "
+            "isolated after a reboot)",
+            "a failed address still in use whose online isolation failed (event 0x80E01801)",
+        ),
+        fix="drain the node; "
+        + EVENTS
+        + "; for 0x80E01801 stop the process on the device and reset the SoC if the fault "
+        "stays; for 0x80E01809 the address is isolated after a reboot",
+        confirm="npu.devices",
+        sources=(_doc("hbm_bit_ecc_fault.md"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="aicore-timeout-or-trap",
+        mode="core-exception",
+        component="aicore",
+        # the runtime's decoded core error, and Ascend's stress test's verdict
+        patterns=(
+            r"errorStr: ?timeout or trap error",
+            r"\*\*\* Device \d{1,4}: a timeout error occurred\.",
+        ),
+        codes=(),
+        meaning="an AI Core (or vector core) stopped on a timeout or a trap while a kernel ran: "
+        "a kernel that hangs or executes an illegal instruction, or a core that is faulty "
+        "(then it times out under Ascend's stress test too)",
+        causes=(
+            "the kernel's own fault: a hang (a wait that never ends), an illegal instruction "
+            "(an unaligned UB address)",
+            "an AI Core hardware timeout fault (events 0x80C98001 / 0x80CB8001)",
+        ),
+        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator; if different operators "
+        "fail on the same device, power-cycle it and run Ascend's stress test (`ascend-dmi --dg "
+        "-i aicore -s -q`): a device that still reports 'a timeout error occurred' needs its "
+        "hardware replaced",
+        confirm="npu.devices",
+        sources=(_doc("ai_core_timeout_fault.md"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="device-vm-fault",
+        mode="core-exception",
+        component="devmm",
+        # the device kernel's memory manager (slog): "Vm fault failed. (hostpid=...; fault_addr="
+        patterns=(r"\bVm fault failed\. \(hostpid=\d{1,10}",),
+        codes=(),
+        meaning="the device's memory manager took a page fault it could not serve: a kernel of "
+        "the process named (hostpid) read or wrote an address it was never given",
+        causes=(
+            "an operator reading or writing out of bounds (wrong indices, shapes or tiling)",
+            "a device address used after it was freed",
+        ),
+        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator; check its inputs "
+        "(indices within range, shapes) and collect the msaicerr report of the AI Core error "
+        "next to it",
+        confirm=None,
+        sources=(_doc("atomic_add_precision_overflow.md"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="memcpy-kind-location-mismatch",
+        mode="device-memory",
+        component="runtime",
+        patterns=(
+            r"Memory async failed, src loc type=\d{1,2}, dst loc type=\d{1,2}, kind=\d{1,2} "
+            r"is invalid",
+        ),
+        codes=(),
+        meaning="an asynchronous copy (aclrtMemcpyAsync) was asked for a direction that does "
+        "not fit where its buffers live (loc type 1 host, 2 device, 3 SVM, 4 DVPP; kind 0 H2H, "
+        "1 H2D, 2 D2H, 3 D2D)",
+        causes=(
+            "a wrong copy kind (H2D for two device buffers, say)",
+            "a host pointer passed where a device pointer belongs, or the reverse",
+        ),
+        fix="pass the kind that matches the buffers: the line's src and dst loc types say where "
+        "each lives",
+        confirm=None,
+        sources=(_doc("rtmemcpy_async_param_check_error.md"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="sdma-copy-data-error",
+        mode="device-memory",
+        component="sdma",
+        patterns=(r"ProcessStarsSdmaErrorInfo:[^\n]{0,200}\bsdma error\b[^\n]{0,400}cqeStatus=",),
+        codes=(),
+        meaning="a device-to-device DMA copy (SDMA) failed reading its data: cqeStatus shifted "
+        "right by one is the reason, 0x000A (COMPDATAERR) the HBM returning an error",
+        causes=(
+            "an HBM multi-bit ECC fault under the copied data (COMPDATAERR)",
+            "another fault the decoded cqeStatus names",
+        ),
+        fix=EVENTS + "; an HBM ECC event is the card's hardware: drain the node",
+        confirm="npu.devices",
+        sources=(_doc("operator_d2d_copy_error.md"),),
+        hints=("error",),
+    ),
+)
