@@ -830,3 +830,27 @@ def test_an_error_mark_is_a_word_not_a_name(line: str, is_quiet: bool) -> None:
     from ampenv.knowledge.failures.lines import quiet
 
     assert quiet(line, line.index("EZ1001")) is is_quiet
+
+
+@pytest.mark.parametrize("prefix", ["", "[rank3]: ", "node-17: "])
+def test_a_failure_under_rows_that_fill_the_screen_is_read_after_a_rank_s_prefix(
+    prefix: str,
+) -> None:
+    text = [
+        "[INFO] 2024-05-01 12:00:01,100 trainer.py:200 step 10/1000 loss=2.3456 lr=1.000e-04 "
+        "tokens/s=12345.6",
+        "[INFO] 2024-05-01 12:00:02,200 trainer.py:200 step 11/1000 loss=2.3311 lr=1.000e-04 "
+        "tokens/s=12377.1",
+        f"{prefix}EE8888: Launch kernel failed",
+    ]
+    assert "cann-ee8888" in {h.id for h in scan_lines(text, "t")}
+
+
+@pytest.mark.parametrize(("status", "hbm"), [("0x150000", True), ("0x20000", False)])
+def test_an_sdma_error_is_the_hbm_s_only_for_its_data_error_status(status: str, hbm: bool) -> None:
+    line = (
+        "[ERROR] RUNTIME(1,python3):2025 [device_error_proc.cc:1226]1 ProcessStarsSdmaErrorInfo:"
+        "The error from device(chipId:7, dieId:0), serial number is 1. there is a fftsplus sdma "
+        f"error, sdma channel is 6, sdmaState=0x6, irqStatus=0x420000, cqeStatus={status}."
+    )
+    assert ("sdma-copy-data-error" in {h.id for h in scan_lines([line], "t")}) is hbm

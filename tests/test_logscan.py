@@ -31,7 +31,7 @@ QUOTED = [
     {"device-setup-failed"},
     {"device-memory-held"},
     {"device-setup-failed"},
-    {"aicore-timeout", "aicore-timeout-or-trap", "inner-error-EZ9999"},
+    {"aicore-timeout", "inner-error-EZ9999"},
     {"vector-core-fault"},
     {"aicore-exception"},
     {"dtype-bf16-unsupported"},

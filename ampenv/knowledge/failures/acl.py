@@ -24,6 +24,16 @@ STACK = (
     '(python -c "import torch, torch_npu; print(torch.ones(4).npu() + 1)"), the stack is at '
     "fault, not the operator: `ampenv doctor --only python.stack,cann.toolkit,npu.driver`"
 )
+# When different operators fail on one device only: its cores (hicann/docs' AI Core timeout and
+# hardware fault pages; "errorStr: timeout or trap error" alone does not tell).
+FAULTY_CORE = (
+    "a faulty core, when different operators fail on one device only (Ascend's stress test "
+    "tells: ascend-dmi --dg -i aicore -s -q)"
+)
+CORE_TEST = (
+    "; if different operators fail on one device only, power-cycle it and run `ascend-dmi --dg "
+    "-i aicore -s -q`"
+)
 ACLNN_CODES = (
     "https://www.hiascend.com/document/detail/zh/canncommercial/900/API/aolapi/"
     "atlasascendc_api_07_1205.html (aclnn return codes)"
@@ -117,8 +127,9 @@ FAILURES = (
             "a kernel built for another chip",
             "the stack, when every kernel fails (even torch.ones(4).npu() + 1): torch_npu not "
             "paired with torch, or CANN / kernels / driver not matching each other or the chip",
+            FAULTY_CORE,
         ),
-        fix=BLOCKING + STACK,
+        fix=BLOCKING + STACK + CORE_TEST,
         confirm=None,
         sources=(
             Source(CODES_H + " (507015, 507042, 507043)", "official"),
@@ -155,7 +166,7 @@ FAILURES = (
             r"vector core execution is abnormal",
             r"ub address out of bounds",
             # the device's own report: "there is an exception of fftsplus aivector error"
-            r"\b(?:exception of|fftsplus|there is an) aiv(?:ector|ec) error\b",
+            r"\b(?:exception of|fftsplus|there is an|the error is) aiv(?:ector|ec) error\b",
             r"Kernel task happen error, retCode=0x3[01]\b",
         ),
         codes=("507034", "507035", "507036", "507044", "507045", "0x30", "0x31"),
@@ -166,9 +177,10 @@ FAILURES = (
             "a custom kernel bug",
             "a collective run as a vector kernel: HCCL in AIV mode (HCCL_OP_EXPANSION_MODE=AIV) "
             "(in vllm-ascend#9873 its AllGather read out of range with DP=2, TP=8)",
+            FAULTY_CORE,
         ),
         fix=BLOCKING + "; if the operator is a collective (HCCL in AIV mode), retry with "
-        "HCCL_OP_EXPANSION_MODE unset" + STACK,
+        "HCCL_OP_EXPANSION_MODE unset" + STACK + CORE_TEST,
         confirm=None,
         sources=(
             Source(CODES_H + " (507034-507036, 507044, 507045)", "official"),
@@ -506,8 +518,8 @@ FAILURES = (
         patterns=(
             # the AI CPU kernels' own checks: at most 8 dimensions, and no 0-d input for some
             # (on an error's line, its logger's [ERROR]: one pass less over every text)
-            r"(?i:error)[^\n]{0,400}?shape dim num should be less than 8, but got \[\d{1,3}\]",
-            r"(?i:error)[^\n]{0,400}?Shape must be at least rank \[1\] but is rank \[0\]",
+            r"(?i:error)[^\n]{0,200}?shape dim num should be less than 8, but got \[\d{1,3}\]",
+            r"(?i:error)[^\n]{0,200}?Shape must be at least rank \[1\] but is rank \[0\]",
         ),
         codes=(),
         meaning="an operator that runs on the AI CPU refused the shape of an input: more than 8 "
@@ -539,7 +551,10 @@ FAILURES = (
         mode="core-exception",
         component="aicore",
         # msaicerr's root-cause conclusion after it replayed the failing kernel alone
-        patterns=(r"Failed to execute the single-operator test case\. The operator logic may",),
+        # (not an item of a numbered list of the conclusions it may reach)
+        patterns=(
+            r"(?<!\d\. )Failed to execute the single-operator test case\. The operator logic may",
+        ),
         codes=(),
         meaning="msaicerr replayed the failing kernel alone and it failed again: the fault is the "
         "operator's own (its logic, its compiled code, its input or its tiling), not the node's",

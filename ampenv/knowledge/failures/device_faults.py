@@ -5,6 +5,8 @@ diagnose the node, not to change the job."""
 
 from __future__ import annotations
 
+import re
+
 from ampenv.knowledge.failures.model import Failure, Source
 
 DOCS = "hicann/docs docs/zh/troubleshooting/{}@0eadb61a993b384a333d3a93ddf2a83b6daba48f"
@@ -19,6 +21,11 @@ def _doc(page: str) -> Source:
     return Source(DOCS.format(page), "official")
 
 
+def _compdataerr(m: re.Match[str]) -> bool:
+    # the page's example: cqeStatus=0x150000, 0x15 >> 1 = 0x0A; another reason is not the HBM's
+    return int(m.group("status"), 16) >> 17 == 0x0A
+
+
 FAILURES = (
     Failure(
         id="hbm-multibit-ecc",
@@ -27,8 +34,9 @@ FAILURES = (
         # the device's black box (kbox.txt): "[Hardware Error]  error_type: 3, multi-bit ECC"
         patterns=(r"\[Hardware Error\][^\n]{0,80}error_type: ?\d{1,3}, multi-bit ECC",),
         codes=(),
-        meaning="the device's HBM reported an uncorrectable (multi-bit) ECC error: a fault of "
-        "this card's memory, not of the job",
+        meaning="a memory module reported an uncorrectable (multi-bit) ECC error: in an NPU's "
+        "black box (its kbox) the card's HBM, in the host's kernel log a DIMM (the line's "
+        "'DIMM location'); a hardware fault, not the job's",
         causes=(
             "HBM cells that partly failed (a scrub hit a multi-bit error: event 0x80E01809, "
             "isolated after a reboot)",
@@ -43,27 +51,17 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
-        id="aicore-timeout-or-trap",
+        id="aicore-stress-test-timeout",
         mode="core-exception",
         component="aicore",
-        # the runtime's decoded core error, and Ascend's stress test's verdict
-        patterns=(
-            r"errorStr: ?timeout or trap error",
-            r"\*\*\* Device \d{1,4}: a timeout error occurred\.",
-        ),
+        # Ascend's AI Core stress test (ascend-dmi --dg -i aicore): its verdict for a device
+        patterns=(r"\*\*\* Device \d{1,4}: a timeout error occurred\.",),
         codes=(),
-        meaning="an AI Core (or vector core) stopped on a timeout or a trap while a kernel ran: "
-        "a kernel that hangs or executes an illegal instruction, or a core that is faulty "
-        "(then it times out under Ascend's stress test too)",
-        causes=(
-            "the kernel's own fault: a hang (a wait that never ends), an illegal instruction "
-            "(an unaligned UB address)",
-            "an AI Core hardware timeout fault (events 0x80C98001 / 0x80CB8001)",
-        ),
-        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator; if different operators "
-        "fail on the same device, power-cycle it and run Ascend's stress test (`ascend-dmi --dg "
-        "-i aicore -s -q`): a device that still reports 'a timeout error occurred' needs its "
-        "hardware replaced",
+        meaning="Ascend's AI Core stress test timed out on the device it names: its AI Cores "
+        "do not finish even the test's own kernels, a hardware fault",
+        causes=("an AI Core hardware timeout fault (events 0x80C98001 / 0x80CB8001)",),
+        fix="drain the node; power-cycle it and run `ascend-dmi --dg -i aicore -s -q` again: a "
+        "device that still reports the timeout needs its hardware replaced (contact support)",
         confirm="npu.devices",
         sources=(_doc("ai_core_timeout_fault.md"),),
         hints=("error",),
@@ -114,17 +112,19 @@ FAILURES = (
         id="sdma-copy-data-error",
         mode="device-memory",
         component="sdma",
-        patterns=(r"ProcessStarsSdmaErrorInfo:[^\n]{0,200}\bsdma error\b[^\n]{0,400}cqeStatus=",),
-        codes=(),
-        meaning="a device-to-device DMA copy (SDMA) failed reading its data: cqeStatus shifted "
-        "right by one is the reason, 0x000A (COMPDATAERR) the HBM returning an error",
-        causes=(
-            "an HBM multi-bit ECC fault under the copied data (COMPDATAERR)",
-            "another fault the decoded cqeStatus names",
+        patterns=(
+            r"ProcessStarsSdmaErrorInfo:[^\n]{0,200}\bsdma error\b[^\n]{0,300}"
+            r"cqeStatus=(?P<status>0x[0-9a-fA-F]{1,8})\b",
         ),
+        codes=(),
+        meaning="a device-to-device DMA copy (SDMA) failed reading its data: its cqeStatus says "
+        "COMPDATAERR (the upper half-word shifted right by one is 0x0A), the HBM returned an "
+        "error",
+        causes=("an HBM multi-bit ECC fault under the copied data",),
         fix=EVENTS + "; an HBM ECC event is the card's hardware: drain the node",
         confirm="npu.devices",
         sources=(_doc("operator_d2d_copy_error.md"),),
         hints=("error",),
+        judge=_compdataerr,
     ),
 )
