@@ -140,6 +140,9 @@ FAILURES = (
             r"supported",
             # GE's engine assignment: no kernel store takes the op's dtype (or format, or shape)
             r"The dtype, format or shape of input in op desc is not supported in op store",
+            # ... and its check of the op's information: no kernel for this format and dtype
+            r"Optype \[\w{1,80}\] of Ops kernel \[AIcoreEngine\] is unsupported\. Reason:"
+            r"[^\n]{0,400}The format and dtype is not precisely equivalent",
         ),
         codes=("EZ1001",),
         narrower=True,  # EZ1001: any parameter an aclnn API rejects
@@ -168,7 +171,7 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("not implemented", "not support"),
+        hints=("not implemented", "not support", "unsupport"),
     ),
     Failure(
         id="fp32-matmul-keep-type",
