@@ -854,3 +854,15 @@ def test_an_sdma_error_is_the_hbm_s_only_for_its_data_error_status(status: str, 
         f"error, sdma channel is 6, sdmaState=0x6, irqStatus=0x420000, cqeStatus={status}."
     )
     assert ("sdma-copy-data-error" in {h.id for h in scan_lines([line], "t")}) is hbm
+
+
+@pytest.mark.parametrize(
+    ("pasted", "expected"),
+    [
+        ("shape dim num should be less than 8, but got [9]", "aicpu-input-shape-unsupported"),
+        ("malloc size must be greater than zero", "acl-malloc-size-zero"),
+    ],
+)
+def test_explain_reads_a_pasted_message_as_an_error_s_line(pasted: str, expected: str) -> None:
+    # the scan reads these only on a line with an error's mark; a pasted line is one
+    assert explain(pasted)[0].id == expected

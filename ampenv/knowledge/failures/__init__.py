@@ -54,6 +54,13 @@ def explain(query: str) -> list[Failure]:
     found = [hit.failure for hit in scan_lines(q.split("\n"), "query", heed_levels=False)]
     if found:
         return found
+    # and it is an error's line, as its asker says: a message the scan reads only on a line
+    # with an error's mark ("malloc size must be greater than zero", for one pass less over
+    # every log) is read with one
+    marked = [f"error: {line}" for line in q.split("\n")]
+    found = [hit.failure for hit in scan_lines(marked, "query", heed_levels=False)]
+    if found:
+        return found
     # a line with no error word for the scanner to find it by, that Fault-Diag's rules read
     found = faultdiag.pasted(q)
     if found:
