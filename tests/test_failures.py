@@ -115,8 +115,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # "HCCL_BUFFSIZE is too SMALL" (an MC2 operator's tiling, behind EZ9999 alone): 57.
     scanner = Scanner()
     # Set 56's "devices have same superDeviceId" (HCCL's check of an A3 super-node, in no
-    # other words): 58.
-    assert scanner.passes <= 58
+    # other words): 58. Set 63's GE "Optype [X] of Ops kernel [AIcoreEngine] is unsupported"
+    # (a hint of its own, "unsupport", held "unsupported" as an error's word on GE's INFO
+    # lines that fall back to AI CPU): 59.
+    assert scanner.passes <= 59
     assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
 
@@ -866,3 +868,40 @@ def test_an_sdma_error_is_the_hbm_s_only_for_its_data_error_status(status: str, 
 def test_explain_reads_a_pasted_message_as_an_error_s_line(pasted: str, expected: str) -> None:
     # the scan reads these only on a line with an error's mark; a pasted line is one
     assert explain(pasted)[0].id == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "loud"),
+    [
+        # GE falling back to the AI CPU says so at INFO: no failure
+        (
+            [
+                "[INFO] GE(1,python):2025 Optype [TransData] of Ops kernel [AIcoreEngine] is "
+                "unsupported. Reason: The format and dtype is not precisely equivalent; select "
+                "AICPUEngine success"
+            ],
+            False,
+        ),
+        # msaicerr's table of the conclusions it may reach is no verdict
+        (
+            [
+                "| Failed to execute the single-operator test case. The operator logic may be "
+                "incorrect. | x |"
+            ],
+            False,
+        ),
+    ],
+)
+def test_a_mention_of_a_failure_is_no_finding(text: list, loud: bool) -> None:
+    assert bool(scan_lines(text, "t")) is loud
+
+
+def test_a_code_under_a_full_width_info_row_after_a_process_prefix_is_read() -> None:
+    text = [
+        "[INFO] 2024-05-01 12:00:01,100 trainer.py:200 step 10/1000 loss=2.3456 lr=1.000e-04 "
+        "tokens/s=12345.6",
+        "[INFO] 2024-05-01 12:00:02,200 trainer.py:200 step 11/1000 loss=2.3311 lr=1.000e-04 "
+        "tokens/s=12377.1",
+        "(EngineCore_DP0 pid=123) EE1001: The argument is invalid.",
+    ]
+    assert "cann-ee1001" in {h.id for h in scan_lines(text, "t")}

@@ -518,8 +518,8 @@ FAILURES = (
         patterns=(
             # the AI CPU kernels' own checks: at most 8 dimensions, and no 0-d input for some
             # (on an error's line, its logger's [ERROR]: one pass less over every text)
-            r"(?i:error)[^\n]{0,200}?shape dim num should be less than 8, but got \[\d{1,3}\]",
-            r"(?i:error)[^\n]{0,200}?Shape must be at least rank \[1\] but is rank \[0\]",
+            r"(?i:error)[^\n]{0,400}?shape dim num should be less than 8, but got \[\d{1,3}\]",
+            r"(?i:error)[^\n]{0,400}?Shape must be at least rank \[1\] but is rank \[0\]",
         ),
         codes=(),
         meaning="an operator that runs on the AI CPU refused the shape of an input: more than 8 "
@@ -551,9 +551,10 @@ FAILURES = (
         mode="core-exception",
         component="aicore",
         # msaicerr's root-cause conclusion after it replayed the failing kernel alone
-        # (not an item of a numbered list of the conclusions it may reach)
+        # its conclusion, not an item of a list or a table of the ones it may reach
         patterns=(
-            r"(?<!\d\. )Failed to execute the single-operator test case\. The operator logic may",
+            r"(?<![\w.)*|-])(?<![\w.)*|-] )(?<![\w.)*|-]  )(?<!、)"
+            r"Failed to execute the single-operator test case\. The operator logic may",
         ),
         codes=(),
         meaning="msaicerr replayed the failing kernel alone and it failed again: the fault is the "

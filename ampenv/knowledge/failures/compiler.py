@@ -171,7 +171,7 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("not implemented", "not support", "unsupport"),
+        hints=("not implemented", "not support"),
     ),
     Failure(
         id="fp32-matmul-keep-type",

@@ -87,9 +87,11 @@ _RECORD_BREAK = re.compile(r"\r|\\r\\n|\\n")
 _MESSAGE_START = re.compile(r"""\s*(?:\{[^\n]{0,400}?"(?:msg|message|log)"\s?:\s?"|[bu]?['"])""")
 _LEVEL_KEY = re.compile(r'"(?:level|levelname|severity)"\s?:')  # a record's own level decides
 # A row that begins a record of its own: its level, a timestamp, an E-code, an exception's name.
-# (after a rank's or a host's prefix: "[rank3]: EE8888: ...", "node-17: EE1001: ...")
+# (after prefixes of ranks, hosts, processes: "[rank3]: EE8888: ...", "node-17: EE1001: ...",
+# "(EngineCore_DP0 pid=123) EE1001", "10.0.0.5: [rank0]:", mpirun's "[1,0]<stderr>:")
 _RECORD_START = re.compile(
-    r"\s*(?:\[[^\]\n]{0,40}\]:?\s*|[\w.-]{1,40}:\s)?"
+    r"\s*(?:(?:\[[^\]\n]{0,80}\]|\([^)\n]{0,80}\)|<\w{1,10}>):?\s*|[\w.-]{1,40}:\s"
+    r"|[\w.-]{1,40} \| ){0,4}"
     r"(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|EVENT|TRACE|FATAL|CRITICAL)\b|E[0-9A-Z]\d{4}\b"
     r"|ERR\d{5}\b|\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4}|\[PID|Traceback\b"
     r"|[\w.]{0,80}(?:Error|Exception)\b)"
