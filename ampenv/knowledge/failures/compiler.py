@@ -245,6 +245,37 @@ FAILURES = (
         clears_cache=True,
     ),
     Failure(
+        id="single-op-model-not-matched",
+        mode="compile-cache",
+        component="acl",
+        patterns=(
+            r"\[Match\]\[OpModel\]failed to match model",
+            r"\[Match\]\[OpModel\]MatchOpModel fail from static map or dynamic map",
+        ),
+        codes=(),
+        meaning="no compiled single-operator model matches the operator the program runs: its "
+        "model (.om) was not compiled or loaded, or it was compiled for another type, count of "
+        "inputs or outputs, format, dtype, attribute or shape range",
+        causes=(
+            "offline: the operator's .om missing from the folder given to aclSetModelDir",
+            "the operator run differs from the one compiled (type, inputs, outputs, format, "
+            "dtype, attributes, dim range)",
+        ),
+        fix="compile the operator again for what the program runs (`atc --singleop=<op.json> "
+        "--output=<dir> --soc_version=<chip>`) and put the .om in the folder passed to "
+        "aclSetModelDir; else make the call's dtypes, formats and shapes those it was compiled "
+        "for",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/troubleshooting/zh/single_operator_match_failed.md"
+                "@b0042ffb48541b2898f3fccb9f52ea8c733212be",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="fe-op-compile-failed",
         mode="compile-cache",
         component="fe",
