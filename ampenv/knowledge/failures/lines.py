@@ -103,14 +103,20 @@ def starts_record(row: str) -> bool:
     return _RECORD_START.match(row) is not None or QUIET_LEVEL.match(row) is not None
 
 
-def record(line: str, at: int) -> str:
-    """The record of ``line`` that holds offset ``at``: the line, or the piece of it between
-    two escaped breaks."""
+def _record_start(line: str, at: int) -> int:
+    """Where the record of ``line`` that holds offset ``at`` begins: after the last escaped
+    break before it, or at the line's start."""
     start = 0
     for m in _RECORD_BREAK.finditer(line, 0, at):
         start = m.end()
+    return start
+
+
+def record(line: str, at: int) -> str:
+    """The record of ``line`` that holds offset ``at``: the line, or the piece of it between
+    two escaped breaks."""
     end = _RECORD_BREAK.search(line, at)
-    return line[start : end.start() if end else len(line)]
+    return line[_record_start(line, at) : end.start() if end else len(line)]
 
 
 def quiet(line: str, code_at: int, before: str = "") -> bool:
@@ -120,22 +126,18 @@ def quiet(line: str, code_at: int, before: str = "") -> bool:
     ``before``: the rows of the same line a terminal wrapped above this one."""
     if before:
         line, code_at = before + line, code_at + len(before)
-    start = 0
-    for m in _RECORD_BREAK.finditer(line, 0, code_at):
-        start = m.end()
+    start = _record_start(line, code_at)
     level = QUIET_LEVEL.match(line, start)
     if (
         level is None
         and (message := _MESSAGE_START.match(line, start)) is not None
-        and not (
-            line[message.start() :].lstrip().startswith("{") and _LEVEL_KEY.search(line, start)
-        )
+        and not ("{" in message.group() and _LEVEL_KEY.search(line, start))
     ):
         level = QUIET_LEVEL.match(line, message.end())
     if level is not None:
         return not ERROR_MARK.search(line, level.end(), code_at)
-    record = QUIET_RECORD.match(line, start)
-    return record is not None and not ERROR_MARK.search(line, start, code_at)
+    leveled = QUIET_RECORD.match(line, start)
+    return leveled is not None and not ERROR_MARK.search(line, start, code_at)
 
 
 def _unescaped(m: re.Match[str]) -> str:
