@@ -184,6 +184,25 @@ def test_a_name_no_package_lists_is_not_guessed(line: str) -> None:
     assert found(line) == set()
 
 
+def _frame(path: str, module: str) -> str:
+    """A traceback's last frame, importing ``module`` from ``path``, and its error line."""
+    frame = f'  File "{path}", line 67, in <module>\n    from {module} import x\n'
+    return frame + MODULE.format(module)
+
+
+def test_a_module_cann_requires_is_cann_s_where_the_traceback_s_last_frame_is_cann_s() -> None:
+    tbe = "/usr/local/Ascend/ascend-toolkit/6.0.RC1/python/site-packages/tbe/tvm/target.py"
+    app = "/home/u/app/train.py"
+    # the same line under the program's frame, then under CANN's: each read with its own frame
+    # (a line read before gives what it gave then, except where lines around it decide)
+    scanner = Scanner()
+    scanner.feed_text(f"{_frame(app, 'decorator')}\nstep\n{_frame(tbe, 'decorator')}", "t")
+    assert [(h.id, h.first) for h in scanner.hits()] == [("init-env-failed", "t:7")]
+    # CANN's frame further up the traceback is not the importer
+    far = f'  File "{tbe}", line 1\n    import app\n{_frame(app, "decorator")}'
+    assert found(far) == set()
+
+
 def test_the_install_tables_name_their_sources_and_have_no_stub() -> None:
     data = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
     for section in ("libraries", "python"):
@@ -295,8 +314,10 @@ def test_a_message_in_a_long_line_full_of_its_shared_word_is_found_where_it_stan
     # a one-line JSON export: "not " in every record, the error in the middle (a long line is
     # read around each key it holds, not around the shared word's first and last place)
     records = [{"level": "info", "msg": f"batch {i}: cache not warm yet"} for i in range(400)]
-    records.insert(200, {"level": "error", "msg": "rtKernelLaunch execute failed, reason="
-                         "[feature not support]"})
+    records.insert(
+        200,
+        {"level": "error", "msg": "rtKernelLaunch execute failed, reason=[feature not support]"},
+    )
     assert "driver-firmware-mismatch" in found(json.dumps(records))
 
 
@@ -326,8 +347,10 @@ def test_a_message_on_a_line_a_logger_marked_quiet_is_a_mention_in_any_common_fo
         ("please upgrade the HDK（driver）", "hdk-required"),
         ("retCode＝0x91，［the model stream execute failed］", "model-stream-execute-failed"),
         ("the value for ［ge.debugDir］ is invalid", "kernel-meta-not-writable"),
-        ('{"msg": "0/8 nodes are available: 8 Insufficient huawei.com\\/Ascend910."}',
-         "k8s-npu-resource-insufficient"),
+        (
+            '{"msg": "0/8 nodes are available: 8 Insufficient huawei.com\\/Ascend910."}',
+            "k8s-npu-resource-insufficient",
+        ),
         ("Torch\x1b(B\x1b[m not compiled with CUDA enabled", "cuda-call-on-npu"),
     ],
 )
@@ -342,15 +365,25 @@ def test_a_message_is_found_through_full_width_brackets_escaped_slashes_and_tput
     [
         # a relayed plog line under a quiet prefix: its own level mark wins
         ("INFO rank0: [ERROR] RUNTIME(1234,python):2024-05-01 kernel launch failed", "plog-error"),
-        ("2024-05-01 12:00:00,123 - INFO - [ERROR] RUNTIME(1234,python):2024 launch failed",
-         "plog-error"),
-        ("2024-05-01 12:00:00,123 - INFO - rank 3 raised Exception: EE1001: The argument is "
-         "invalid", "cann-error-code"),
-        ('{"level":"fatal","msg":"EE1001: The argument is invalid","src":{"level":"info"}}',
-         "cann-error-code"),
+        (
+            "2024-05-01 12:00:00,123 - INFO - [ERROR] RUNTIME(1234,python):2024 launch failed",
+            "plog-error",
+        ),
+        (
+            "2024-05-01 12:00:00,123 - INFO - rank 3 raised Exception: EE1001: The argument is "
+            "invalid",
+            "cann-error-code",
+        ),
+        (
+            '{"level":"fatal","msg":"EE1001: The argument is invalid","src":{"level":"info"}}',
+            "cann-error-code",
+        ),
         # the extension failing for another library's sake is that library's failure
-        ("WARNING Failed to import vllm_ascend_C:libatb.so: cannot open shared object file: No "
-         "such file or directory", "nnal-not-sourced"),
+        (
+            "WARNING Failed to import vllm_ascend_C:libatb.so: cannot open shared object file: No "
+            "such file or directory",
+            "nnal-not-sourced",
+        ),
         ("OSError: [Errno 28] No space left on device", "disk-full"),
     ],
 )

@@ -20,7 +20,8 @@ from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 TABLE_FILE = Path(__file__).with_name("installs.json")
 # A module CANN's te/tbe require is CANN's to miss only where CANN is the importer (its EC0010
-# line, a traceback through its packages): scipy or tornado missing elsewhere is the program's.
+# line, a traceback's last frame in its packages): scipy or tornado missing elsewhere is the
+# program's.
 CANN_IMPORTS = re.compile(
     r"EC0010|Import_Python_Module|Failed to import Python module|/ascend-toolkit/|/Ascend/"
     r"|\bte_fusion\b|\btbe\b",
@@ -65,6 +66,7 @@ def _family(
     owners: dict[str, Owner],
     named: dict[str, Failure],
     sources: tuple[Source, ...],
+    preceding: int = 0,
 ) -> Failure:
     entries = dict.fromkeys(entry for entry, _ in owners.values())
     decoded = {e: replace(named[e], family=fid) for e in entries}
@@ -90,6 +92,7 @@ def _family(
         sources=sources,
         hints=hints,
         rank=CLASS,
+        preceding=preceding,
         decode=decode,
     )
 
@@ -124,5 +127,6 @@ def families(named: dict[str, Failure]) -> tuple[Failure, ...]:
             owners("python", MODULE_OWNERS),
             named,
             _sources(data["python"]),
+            preceding=2,  # a traceback's last frame: the file that imported it
         ),
     )

@@ -74,6 +74,18 @@ def continued(data: bytes, end: int, lines: int) -> str:
     return "".join("\n" + line for line in out)
 
 
+def preceding(data: bytes, start: int, lines: int) -> str:
+    """Up to ``lines`` lines before the line that starts at ``start``, each bounded, nearest
+    first, each after a line break: what printed the line (a traceback's last frame)."""
+    out = []
+    while len(out) < lines and start > 0:
+        prev = data.rfind(b"\n", 0, start - 1) + 1
+        part = data[max(prev, start - 1 - WINDOW) : start - 1].rstrip(b"\r")
+        out.append(part.decode("utf-8", "replace"))
+        start = prev
+    return "".join("\n" + line for line in out)
+
+
 def said(word: str, line: str) -> bool:
     """Whether ``word`` stands on ``line`` as a word of its own, not inside an identifier or a
     file name (GE's "error_code" and "error_manager.cc" on an INFO line say no error)."""

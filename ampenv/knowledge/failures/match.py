@@ -26,6 +26,7 @@ from ampenv.knowledge.failures.lines import (
     continued,
     line_at,
     plain,
+    preceding,
     quiet,
     record,
     said,
@@ -452,8 +453,12 @@ class Scanner:
         found = []
         for failure in self._entries(held, lowered_line, digits):
             text, lowered_text = line, lowered_line
-            if failure.following:  # the lines read with it are not in lowered_line
-                text, lowered_text = line + continued(data, end, failure.following), None
+            if failure.following or failure.preceding:  # lines not in lowered_line
+                text = line + continued(data, end, failure.following)
+                if failure.preceding:  # what is read depends on more than this part
+                    self._asked = True
+                    text += preceding(data, line_at(data, end)[0], failure.preceding)
+                lowered_text = None
             got = self._match(failure, text, digits, lowered_text, before)
             if got is not None and self._mention(failure, held, line, got[1], before):
                 continue
