@@ -66,7 +66,7 @@ def _family(
     owners: dict[str, Owner],
     named: dict[str, Failure],
     sources: tuple[Source, ...],
-    preceding: int = 0,
+    frame: bool = False,
 ) -> Failure:
     entries = dict.fromkeys(entry for entry, _ in owners.values())
     decoded = {e: replace(named[e], family=fid) for e in entries}
@@ -92,7 +92,7 @@ def _family(
         sources=sources,
         hints=hints,
         rank=CLASS,
-        preceding=preceding,
+        frame=frame,
         decode=decode,
     )
 
@@ -127,6 +127,6 @@ def families(named: dict[str, Failure]) -> tuple[Failure, ...]:
             owners("python", MODULE_OWNERS),
             named,
             _sources(data["python"]),
-            preceding=2,  # a traceback's last frame: the file that imported it
+            frame=True,  # the file that imported it
         ),
     )

@@ -74,11 +74,11 @@ def continued(data: bytes, end: int, lines: int) -> str:
     return "".join("\n" + line for line in out)
 
 
-def preceding(data: bytes, start: int, lines: int) -> str:
-    """Up to ``lines`` lines before the line that starts at ``start``, each bounded, nearest
-    first, each after a line break: what printed the line (a traceback's last frame)."""
+def frame_above(data: bytes, start: int) -> str:
+    """The two lines before the line that starts at ``start``, each bounded, nearest first,
+    each after a line break: a traceback's last frame, where the line's error was raised."""
     out = []
-    while len(out) < lines and start > 0:
+    while len(out) < 2 and start > 0:
         prev = data.rfind(b"\n", 0, start - 1) + 1
         part = data[max(prev, start - 1 - WINDOW) : start - 1].rstrip(b"\r")
         out.append(part.decode("utf-8", "replace"))

@@ -24,9 +24,9 @@ from ampenv.knowledge.failures.lines import (
     EXCERPT,
     WINDOW,
     continued,
+    frame_above,
     line_at,
     plain,
-    preceding,
     quiet,
     record,
     said,
@@ -203,10 +203,12 @@ class Scanner:
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
-    # short lines read, and what they gave: a flood of one line is read once
-    _seen: dict[tuple[bytes, frozenset[bytes]], tuple[tuple[Failure, str, str, str], ...]] = field(
-        default_factory=dict
+    # short lines read (with the frame above where it is read), and what they gave: a flood
+    # of one line is read once
+    _seen: dict[tuple[bytes, frozenset[bytes], str], tuple[tuple[Failure, str, str, str], ...]] = (
+        field(default_factory=dict)
     )
+    _framed: frozenset[bytes] = frozenset()  # the passes of entries that read the frame above
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
@@ -246,6 +248,11 @@ class Scanner:
             shorter = [h for h in (*words, *shared) if h != hint and h in hint]
             word = min(shorter, key=len) if shorter and hint[:1] != b"\0" else hint
             self._passes[word] = (*self._passes.get(word, ()), hint)
+        self._framed = frozenset(
+            word
+            for word, keys in self._passes.items()
+            if any(f.frame for key in keys for f in self._by_hint[key])
+        )
         self._shared = {
             w: re.compile(b"|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True)))
             for w, keys in self._passes.items()
@@ -418,15 +425,18 @@ class Scanner:
         # lines read with it follow (indented: an E-code's cause and solution)
         remember = data[end + 1 : end + 2] not in _INDENT and not before
         passes = frozenset(hints)
+        # the frame above a line of a pass that reads it is part of what the line says
+        frame = "" if passes.isdisjoint(self._framed) else frame_above(data, line_at(data, end)[0])
+        remember = remember and len(frame) <= SEEN_LINE
         for part in parts:
-            matches = self._seen.get((part, passes)) if remember else None
+            matches = self._seen.get((part, passes, frame)) if remember else None
             if matches is None:
                 self._asked = False
-                matches = self._matches(part, hints, data, end, before)
+                matches = self._matches(part, hints, data, end, before, frame)
                 if remember and len(part) <= SEEN_LINE and not self._asked:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()
-                    self._seen[(part, passes)] = matches
+                    self._seen[(part, passes, frame)] = matches
             # a family finding without a code adds nothing to a part a finding explains
             here: set[str] = set()
             for failure, match, excerpt, _ in matches:
@@ -439,7 +449,13 @@ class Scanner:
                     self._record(failure, match, excerpt, name, number)
 
     def _matches(
-        self, part: bytes, hints: set[bytes], data: bytes, end: int, before: str = ""
+        self,
+        part: bytes,
+        hints: set[bytes],
+        data: bytes,
+        end: int,
+        before: str = "",
+        frame: str = "",  # the two lines above, for an entry that reads them
     ) -> tuple[tuple[Failure, str, str, str], ...]:
         """What one part of a line shows, read with the hints it holds of the passes that
         found its line: each failure, its match, the line's excerpt and the text that says it
@@ -453,12 +469,9 @@ class Scanner:
         found = []
         for failure in self._entries(held, lowered_line, digits):
             text, lowered_text = line, lowered_line
-            if failure.following or failure.preceding:  # lines not in lowered_line
+            if failure.following or failure.frame:  # lines not in lowered_line
                 text = line + continued(data, end, failure.following)
-                if failure.preceding:  # what is read depends on more than this part
-                    self._asked = True
-                    text += preceding(data, line_at(data, end)[0], failure.preceding)
-                lowered_text = None
+                text, lowered_text = text + (frame if failure.frame else ""), None
             got = self._match(failure, text, digits, lowered_text, before)
             if got is not None and self._mention(failure, held, line, got[1], before):
                 continue

@@ -174,9 +174,9 @@ class Failure:
     # Indented lines after the matching line its patterns may read too (CANN prints an E-code's
     # "Possible Cause:" and "Solution:" there).
     following: int = 0
-    # Lines above the matching line its patterns may read too, after the line's own (the frame
-    # of a Python traceback that names the importer: ".../ascend-toolkit/.../tbe/tvm/target.py").
-    preceding: int = 0
+    # The two lines above the matching line, a Python traceback's last frame, its patterns may
+    # read too, after the line's own: the file that imported or raised (".../tbe/tvm/target.py").
+    frame: bool = False
     # Its codes mean more than it does (EZ1001 is any invalid parameter, not only a dtype): a
     # code alone names the code's table row, not this entry. Otherwise the entry owns its codes,
     # and a code in a wording its patterns do not know is still this entry.
