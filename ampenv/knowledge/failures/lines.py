@@ -79,10 +79,10 @@ def frame_above(data: bytes, start: int) -> str:
     each after a line break: a traceback's last frame, where the line's error was raised."""
     out = []
     while len(out) < 2 and start > 0:
-        prev = data.rfind(b"\n", 0, start - 1) + 1
-        part = data[max(prev, start - 1 - WINDOW) : start - 1].rstrip(b"\r")
-        out.append(part.decode("utf-8", "replace"))
-        start = prev
+        lo = max(0, start - 1 - WINDOW)  # a longer line is read at its end only, and ends it
+        prev = data.rfind(b"\n", lo, start - 1) + 1
+        out.append(data[max(prev, lo) : start - 1].rstrip(b"\r").decode("utf-8", "replace"))
+        start = prev if prev else (0 if lo == 0 else -1)
     return "".join("\n" + line for line in out)
 
 
