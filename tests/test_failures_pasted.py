@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import html
 import json
+from typing import Optional
 from unicodedata import east_asian_width
 
 import pytest
 
-from ampenv.knowledge.failures import Scanner, scan_lines
+from ampenv.knowledge.failures import Scanner, explain, scan_lines
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.installs import TABLE_FILE
 from ampenv.knowledge.failures.lines import screen_lines
@@ -406,3 +407,35 @@ def test_the_red_teams_second_pass_mentions_stay_silent_or_name_the_library(line
 def test_lines_with_and_without_their_ends_are_each_a_line() -> None:
     hits = scan_lines(["Traceback:\n", "INFO step 3", "EE1001: The argument is invalid"], "x")
     assert [(h.failure.family, h.first) for h in hits] == [("cann-error-code", "x:3")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Unable to halHostRegister: 65534", "drv-error-65534"),
+        ("halEschedSubmitEventSync failed, ret=62", "drv-error-62"),
+        ("[drv api] halCqReportRecv failed: device_id=0, type=2, drv_ret_code=33", "drv-error-33"),
+        (
+            "[ERROR] RUNTIME(78,python) DeviceOpen: drvDeviceOpen failed: drvRetCode=87!",
+            "drv-error-87",
+        ),
+        # an entry's own wording of the code: the entry's finding only
+        ("[ERROR] ASCENDCL halGetDeviceInfo failed: drvRet=87", None),
+        ("halMemAlloc failed:size=32(Byte), type=17, moduleId=3, drvRetCode=6", None),
+        ("dsmi_get_device_info failed, ret = 88", "drv-error-88"),
+        # not a driver call's name, not a failure, not a drvError_t code
+        ("halfway through the epoch, error: 5", None),
+        ("[INFO] RUNTIME drvGetDevNum done, ret=1", None),
+        ("halGetDeviceInfo failed, ret=0", None),
+        ("halGetDeviceInfo failed, ret=99", None),
+    ],
+)
+def test_a_driver_return_code_is_named_where_nothing_else_explains_its_line(
+    line: str, expected: Optional[str]
+) -> None:
+    scanner = Scanner()
+    scanner.feed_text(line, "t")
+    driver = [h.id for h in scanner.hits() if h.failure.family == "driver-return-code"]
+    assert driver == ([expected] if expected else [])
+    if expected:
+        assert explain(expected)[0].id == expected  # `ampenv explain drv-error-N`

@@ -9,7 +9,7 @@ per code) or None where the catalogue knows the code by an entry of its own.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional
 
 import ampenv.knowledge.failures.code_tables as tables
@@ -216,12 +216,73 @@ DCMI_DEFAULT = Class(
     "npu.driver",
 )
 
+DEVICE_ID = DCMI_FIXES["-8007"]
+DRV_FIXES: dict[str, Class] = {
+    **dict.fromkeys(("1", "2"), DEVICE_ID),
+    **dict.fromkeys(("6", "40"), OOM),
+    **dict.fromkeys(("14", "47", "48", "49", "50", "84"), RESOURCE),
+    **dict.fromkeys(("46", "56", "88", "90"), DCMI_PERMISSION),
+    **dict.fromkeys(
+        ("13", "87"),
+        Class(
+            "container-devices",
+            "another process or container holds the device",
+            "find the holder: `npu-smi info` on the host lists each device's processes; end it, "
+            "or give each container devices of its own (ASCEND_VISIBLE_DEVICES)",
+            "npu.devices",
+        ),
+    ),
+    **dict.fromkeys(
+        ("33", "34", "45", "91", "94"),
+        Class(
+            "driver",
+            "the device is down, resetting, or failed its self-test",
+            "drain the node; `npu-smi info -t health -i <id>`; reset the device or reboot, and a "
+            "fault that recurs goes to hardware support",
+            "npu.devices",
+        ),
+    ),
+    **dict.fromkeys(
+        ("42", "43", "62"),
+        Class(
+            "core-exception",
+            "the process on the device's side exited or hangs: an earlier fault ended it",
+            "find the first error before this line (an AI Core or AI CPU exception, a killed "
+            "process): it is the cause; " + PLOG,
+        ),
+    ),
+    "9": Class(
+        "container-devices",
+        "the driver is not initialised for this process: its device nodes are not passed to "
+        "the container, or the driver is not loaded",
+        "check `npu-smi info` on the host, and the device nodes here",
+        "npu.device_nodes",
+    ),
+    "65534": Class(
+        "driver",
+        "the driver does not have this call: it is older than the software calling it (CANN, "
+        "torch_npu, a library built for a newer HDK)",
+        "upgrade the NPU driver and firmware (Ascend HDK) to the release the calling "
+        "software's notes pair with it; `ampenv doctor --only npu.driver`",
+        "npu.driver",
+    ),
+}
+DRV_DEFAULT = Class(
+    "driver",
+    "the driver refused or failed the call (the code's name says how); most often after an "
+    "earlier error",
+    "find the first error before this line; if there is none, check `npu-smi info` and "
+    "collect the driver's logs (msnpureport)",
+    "npu.driver",
+)
+
 # The family each decoded code belongs to, by its component.
 FAMILY_OF = {
     "acl": "acl-return-code",
     "hccl": "hccl-result",
     "torch_npu": "torch-npu-error-code",
     "cann": "cann-error-code",
+    "driver": "driver-return-code",
 }
 TORCH_NPU_FOLLOW = (
     "read the error on the same line and the lines before it (the ACL/HCCL code there names "
@@ -291,6 +352,25 @@ def dcmi(code: str) -> Optional[Failure]:
     return _failure(
         f"dcmi{code}", code, "dcmi", f"{name}: {meaning}", klass, _sources(tables.DCMI_SOURCES)
     )
+
+
+def driver(code: str) -> Optional[Failure]:
+    """A drvError_t code; a finding only where no other explains its line (no codes of its
+    own: a number this small is an entry's only by the entry's own wording)."""
+    name = tables.DRV.get(code)
+    if name is None:
+        return None
+    klass = DRV_FIXES.get(code, DRV_DEFAULT)
+    found = _failure(
+        f"drv-error-{code}",
+        code,
+        "driver",
+        f"the driver returned {name} ({code}): "
+        + name.split("_ERROR_", 1)[1].lower().replace("_", " "),
+        klass,
+        _sources(tables.DRV_SOURCES),
+    )
+    return replace(found, codes=())
 
 
 def torch_npu(code: str) -> Optional[Failure]:
@@ -457,6 +537,21 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error)",  # "：" typed in a title
             following=3,
         ),
+        _family(
+            "driver",
+            # a driver call's name (camelCase hal*/drv*, DSMI's dsmi_*) and its return code, or
+            # the code under the driver's own names for it
+            r"(?:\bdrv_?ret(?:_?code)?\s?[=:]\s?"
+            r"|(?-i:\b(?:hal|drv)[A-Z]\w{2,60}|\bdsmi_\w{3,60}|\w{0,40}dsmi\.cpp:\d{1,6}\])"
+            r"[^\n]{0,200}?\b(?:ret|err|error|result)\s?[=:(]\s?"
+            r"|\bUnable to hal\w{2,60}:\s?)(?P<code>\d{1,5})(?!\d)",
+            "a return code of the NPU driver (drvError_t) that a driver call, DSMI or the "
+            "runtime logged: its name, and the fix of its class",
+            "driver",
+            ("fail", "err", "ret", "unable"),
+            lambda m: driver(m.group("code")),
+            tables.DRV_SOURCES,
+        ),
     )
 
 
@@ -482,13 +577,15 @@ def lookup(code: str) -> Optional[Failure]:
 
 def by_id(fid: str) -> Optional[Failure]:
     """A decoded code by the id a scan reported it under ("cann-ei0006", "acl-507035",
-    "hccl-result-7", "torch-npu-err00100", "dcmi-8001"): `ampenv explain` takes those too."""
+    "hccl-result-7", "torch-npu-err00100", "dcmi-8001", "drv-error-87"): `ampenv explain`
+    takes those too."""
     decoders: tuple[tuple[str, Callable[[str], Optional[Failure]]], ...] = (
         ("cann-", lambda c: lookup(c.upper())),
         ("acl-", lambda c: acl(c) if re.fullmatch(r"[1-5]\d{5}", c) else None),
         ("hccl-result-", hccl),
         ("torch-npu-err", lambda c: lookup("ERR" + c)),
         ("dcmi", lookup),
+        ("drv-error-", driver),
     )
     for prefix, decode in decoders:
         if fid.startswith(prefix):
