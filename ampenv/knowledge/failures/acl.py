@@ -547,37 +547,6 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
-        id="msaicerr-operator-at-fault",
-        mode="core-exception",
-        component="aicore",
-        # msaicerr's root-cause conclusion after it replayed the failing kernel alone
-        # its conclusion, not an item of a list or a table of the ones it may reach
-        patterns=(
-            r"(?<![\w.)*|-])(?<![\w.)*|-] )(?<![\w.)*|-]  )(?<!、)"
-            r"Failed to execute the single-operator test case\. The operator logic may",
-        ),
-        codes=(),
-        meaning="msaicerr replayed the failing kernel alone and it failed again: the fault is the "
-        "operator's own (its logic, its compiled code, its input or its tiling), not the node's",
-        causes=(
-            "the operator's logic (it reads or writes memory it was not given)",
-            "wrong input data, indices above all, or wrong tiling data",
-            "the compiler emitting a wrong instruction",
-        ),
-        fix="run the replay msaicerr wrote (the command in info_<time>/debug_info.txt, "
-        "test_single_op.py) to reproduce it, and report it with the info_<time> folder to the "
-        "operator's owner",
-        confirm=None,
-        sources=(
-            Source(
-                "hicann/docs docs/zh/troubleshooting/single_operator_run_error.md"
-                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
-                "official",
-            ),
-        ),
-        hints=("fail",),
-    ),
-    Failure(
         id="tsd-open-failed",
         mode="container-devices",
         component="runtime",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ampenv.knowledge.failures.acl import FAILURES as ACL
+from ampenv.knowledge.failures.aicore_analysis import FAILURES as AICORE_ANALYSIS
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
@@ -26,6 +27,7 @@ NAMED: tuple[Failure, ...] = (
     *DEVICE_FAULTS,
     *MEMORY,
     *ACL,
+    *AICORE_ANALYSIS,
     *HCCL,
     *HCCL_CHECKS,
     *COMPILER,

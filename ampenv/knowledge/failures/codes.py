@@ -39,6 +39,7 @@ class Class:
     cause: str
     fix: str
     confirm: Optional[str] = None
+    sources: tuple[Source, ...] = ()  # where a row's own reading comes from
 
 
 # aclError by its first digit (the table's own rule), and the codes whose rows name a fix.
@@ -125,6 +126,22 @@ ACL_FIXES: dict[str, Class] = {
         "an operator overflowed in fp16",
         "under AMP the loss scaler skips such steps; if it persists, dump the overflowing "
         "operator (msprobe overflow check) and keep it in fp32",
+    ),
+    "107027": Class(
+        "core-exception",
+        "a call that synchronises a stream being captured into a graph (ACL graph, vLLM "
+        "Ascend's graph mode); ASCEND_LAUNCH_BLOCKING=1 makes every launch such a call",
+        "unset ASCEND_LAUNCH_BLOCKING (graph capture refuses the synchronous launches it "
+        "forces); to find a failing operator, run eagerly (vLLM: enforce_eager=True) with it "
+        "set; otherwise move the synchronising call (.item(), .cpu(), a stream synchronize) "
+        "out of the captured region",
+        sources=(
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/pull/3574 (ASCEND_LAUNCH_BLOCKING=1 "
+                "is incompatible with ACL Graph)",
+                "maintainer",
+            ),
+        ),
     ),
     "561112": Class(
         "cann-pairing",
@@ -327,7 +344,12 @@ def acl(code: str) -> Optional[Failure]:
         return None
     name, meaning = row or ("ACL return code", "not in the table this ampenv carries")
     return _failure(
-        f"acl-{code}", code, "acl", f"{name}: {meaning}", klass, _sources(tables.ACL_SOURCES)
+        f"acl-{code}",
+        code,
+        "acl",
+        f"{name}: {meaning}",
+        klass,
+        _sources(tables.ACL_SOURCES) + klass.sources,
     )
 
 

@@ -127,4 +127,34 @@ FAILURES = (
         hints=("error",),
         judge=_compdataerr,
     ),
+    Failure(
+        id="memcpy-async-failed",
+        mode="device-memory",
+        component="sdma",
+        patterns=(r"\bMemory async copy failed, device_id=",),
+        codes=(),
+        meaning="an asynchronous memory copy task (the device's DMA engine, SDMA) failed: the "
+        "runtime's EE8888 and retcode 507011 follow it, and a model or stream that held it "
+        "fails with it",
+        causes=(
+            "a wrong copy address: memory freed or reused before the copy ran, a host pointer "
+            "given as a device one",
+            "a process of a multi-device job that exited, its memory gone under the copy",
+            "an overflow in the data copied (with overflow detection on)",
+        ),
+        fix="read the SDMA error line before it in the plog (ProcessSdmaErrorInfo / "
+        "ProcessStarsSdmaErrorInfo): its CQE status tells which; check that the copy's "
+        "buffers live until it completes (no free or reuse before a synchronize), and read "
+        "the other ranks' logs for one that exited first",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/doc_center/source/zh/canncommercial/601/"
+                "troublemanagement/troubleshooting/troubleshooting_0104.html (CANN 6.0.1 "
+                "troubleshooting: Memcpy异步拷贝算子执行报错)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )

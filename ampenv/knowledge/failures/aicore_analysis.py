@@ -1,0 +1,71 @@
+"""What Ascend's AI Core error analyser (msaicerr, `asys analyze -r aicore`) concluded about a
+kernel that failed: its "Root cause conclusion" names whose fault it is, which the runtime's
+own lines (507015, EZ9999) do not."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+TROUBLESHOOTING = (
+    "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/developmentguide/"
+    "maintenref/troubleshooting/{}.html (CANN 8.0.0 troubleshooting)"
+)
+
+FAILURES = (
+    Failure(
+        id="msaicerr-operator-at-fault",
+        mode="core-exception",
+        component="aicore",
+        # msaicerr's root-cause conclusion after it replayed the failing kernel alone
+        # its conclusion, not an item of a list or a table of the ones it may reach
+        patterns=(
+            r"(?<![\w.)*|-])(?<![\w.)*|-] )(?<![\w.)*|-]  )(?<!、)"
+            r"Failed to execute the single-operator test case\. The operator logic may",
+        ),
+        codes=(),
+        meaning="msaicerr replayed the failing kernel alone and it failed again: the fault is the "
+        "operator's own (its logic, its compiled code, its input or its tiling), not the node's",
+        causes=(
+            "the operator's logic (it reads or writes memory it was not given)",
+            "wrong input data, indices above all, or wrong tiling data",
+            "the compiler emitting a wrong instruction",
+        ),
+        fix="run the replay msaicerr wrote (the command in info_<time>/debug_info.txt, "
+        "test_single_op.py) to reproduce it, and report it with the info_<time> folder to the "
+        "operator's owner",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/single_operator_run_error.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="msaicerr-args-overwritten",
+        mode="core-exception",
+        component="aicore",
+        # its conclusion as msaicerr spells it ("diffrerent", "excute", "overwrited") or not
+        patterns=(
+            r"The args of op is di\w{1,4}rent before and after ex\w{0,2}cute, args may be "
+            r"overwrit\w{0,3} by other op",
+        ),
+        codes=(),
+        meaning="msaicerr compared the failing kernel's arguments before and after it ran: they "
+        "differ, so something wrote over them while it ran (a memory overwrite), and the "
+        "kernel read addresses that were not its own",
+        causes=(
+            "another operator writing out of its bounds over this kernel's argument memory",
+            "a custom operator or a framework freeing or reusing the arguments' memory early",
+        ),
+        fix="find the operator that writes out of bounds: turn on CANN's operator "
+        "memory-overwrite check (the 'oom' item of the op_debug_config option, e.g. ATC "
+        "--op_debug_config with oom, or the framework's graph option for it), rerun, collect "
+        "with asys and report the operator it names",
+        confirm=None,
+        sources=(Source(TROUBLESHOOTING.format("troubleshooting_0017"), "official"),),
+        hints=("overwrit",),
+    ),
+)
