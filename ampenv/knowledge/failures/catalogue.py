@@ -16,6 +16,7 @@ from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
 from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
+from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
@@ -28,6 +29,7 @@ NAMED: tuple[Failure, ...] = (
     *MEMORY,
     *ACL,
     *AICORE_ANALYSIS,
+    *OPERATOR_INPUTS,
     *HCCL,
     *HCCL_CHECKS,
     *COMPILER,

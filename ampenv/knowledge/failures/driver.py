@@ -442,8 +442,9 @@ FAILURES = (
         patterns=(
             r"\[SqCqManage\]Alloc sq cq fail",
             r"ACL graph capture failed with an old Ascend HDK/CANN stack",
-            # torch_npu's capture call failing with 207005 (resource allocation)
-            r"AclmdlRICaptureBegin\([^)\n]{0,80}\), error code is 207005",
+            # torch_npu's capture call failing with 207005 (resource allocation) or 207008 (no
+            # stream left: EL0009)
+            r"AclmdlRICaptureBegin\([^)\n]{0,80}\), error code is 20700[58]",
         ),
         codes=(),
         meaning="capturing an ACL graph (torch.npu.graph, vLLM's graph mode) could not get the "
@@ -466,6 +467,12 @@ FAILURES = (
                 "maintainer",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/pull/10555", "maintainer"),
+            Source(
+                "vllm-project/vllm-ascend docs/source/faqs.md"
+                "@182b75ea84ff13ece27b57391331ef8935410aea (size capture failures from stream "
+                "resource exhaustion)",
+                "official",
+            ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/8393", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/11990", "report"),
             Source(

@@ -1,0 +1,117 @@
+"""What the calling code gave that an operator, a collective or autograd refuses: tensors on
+different devices, a tensor that is not contiguous, an attention layout an operator's tiling
+check does not support, a tensor autograd needs changed in place. The fix is in the calling
+code (or the framework's patch), not on the node."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+CASES = (
+    "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/{}"
+    "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
+)
+VLLM_ASCEND_FAQ = (
+    "vllm-project/vllm-ascend docs/source/faqs.md@182b75ea84ff13ece27b57391331ef8935410aea ({})"
+)
+
+FAILURES = (
+    Failure(
+        id="tensors-on-mixed-devices",
+        mode="core-exception",
+        component="torch_npu",
+        patterns=(
+            r"Expected all tensors to be on the same device",
+            # torch_npu's own wording (ERR01002 follows it)
+            r"Expected NPU tensor, please check whether the input tensor device is correct",
+        ),
+        codes=(),
+        meaning="an operator was called with tensors on different devices (a CPU tensor beside "
+        "an NPU one, or two NPUs): it runs on one device only",
+        causes=(
+            "a tensor created on the CPU (torch.rand, a constant, a mask) not moved to the NPU",
+            "a model or its inputs only partly moved (.npu() / .to(device) missed on one)",
+        ),
+        fix="move every input of that call to the same device: `.to(device)` / `.npu()` on "
+        "the tensor the traceback's line builds on the CPU (create it with device=...)",
+        confirm=None,
+        sources=(Source(CASES.format("failed_verify_op_parameters.md"), "official"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="tensor-not-contiguous",
+        mode="core-exception",
+        component="torch_npu",
+        patterns=(
+            # torch.distributed's check before a collective (torch_npu's ERR02002 follows it)
+            r"Tensors must be contiguous",
+            # an operator of torch_npu's that takes contiguous inputs only (ERR01005 follows)
+            r"\bOp \w{1,80} has \d{1,3} uncontiguous inputs?\b",
+        ),
+        codes=(),
+        meaning="a collective or an operator was given a tensor that is not contiguous in "
+        "memory (a view: a transpose, a slice, an expand), which it does not take",
+        causes=("a view passed as it is: transpose, permute, narrow, slicing, expand",),
+        fix="call `.contiguous()` on the tensor before the call (`dist.all_reduce(t."
+        "contiguous())`, or make the framework's op do it: its patch or a newer release)",
+        confirm=None,
+        sources=(
+            Source(
+                CASES.format("communication_operator_transfers_Non-contiguous_tensors.md"),
+                "official",
+            ),
+            Source("https://blog.gitcode.com/5d80b89b227664c6e306f3b1e0574cff.html", "report"),
+        ),
+        hints=("contiguous",),
+    ),
+    Failure(
+        id="mla-heads-unsupported",
+        mode="core-exception",
+        component="aclnn",
+        # IncreFlashAttention's tiling check (EZ9999's message), vLLM Ascend's graph mode
+        patterns=(r"numHeads / numKvHeads = \d{1,5}, MLA only support \{32, 64, 128\}",),
+        codes=(),
+        meaning="the attention operator of graph mode (IncreFlashAttention with MLA) takes 32, "
+        "64 or 128 query heads per KV head only, and the model as split has another number",
+        causes=(
+            "a model with fewer heads (DeepSeek-V2-Lite: 16), or a tensor-parallel split that "
+            "leaves a number outside {32, 64, 128} per rank",
+        ),
+        fix="choose a tensor-parallel size that leaves 32, 64 or 128 heads per KV head on each "
+        "rank, or run that model without graph mode (vLLM: enforce_eager=True)",
+        confirm=None,
+        sources=(
+            Source(
+                VLLM_ASCEND_FAQ.format("Failed to enable NPU graph mode when running DeepSeek"),
+                "official",
+            ),
+        ),
+        hints=("mla only support",),
+    ),
+    Failure(
+        id="autograd-inplace-modified",
+        mode="core-exception",
+        component="torch",
+        patterns=(
+            r"one of the variables needed for gradient computation has been modified by an "
+            r"inplace operation",
+        ),
+        codes=(),
+        meaning="backward needs a tensor that an in-place operation changed after the forward "
+        "pass used it (its version moved on): the training code's, on any device",
+        causes=(
+            "an in-place op (x += 1, x.add_(), relu(inplace=True), x[i] = v) on a tensor "
+            "the graph saved",
+        ),
+        fix="make that operation out-of-place (`y = x + 2` rather than `x += 2`); "
+        "`torch.autograd.set_detect_anomaly(True)` names the operation",
+        confirm=None,
+        sources=(
+            Source(
+                CASES.format("variables_used_gradient_computation_modified_by_in-place_op.md"),
+                "official",
+            ),
+        ),
+        hints=("inplace operation",),
+    ),
+)
