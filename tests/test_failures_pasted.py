@@ -204,6 +204,62 @@ def test_a_module_cann_requires_is_cann_s_where_the_traceback_s_last_frame_is_ca
     assert found(far) == set()
 
 
+TBE = "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages/tbe/tvm/target.py"
+CARETS = "    ^^^^^^^^^^^^^^^^"
+
+
+@pytest.mark.parametrize(
+    ("text", "cann"),
+    [
+        # Python 3.11's carets under the code line, importlib's frames between (the red teams)
+        (
+            f'  File "{TBE}", line 1\n    import psutil  # x\n{CARETS}\n' + MODULE.format("psutil"),
+            True,
+        ),
+        (
+            f'  File "{TBE}", line 1\n    importlib.import_module(n)\n'
+            '  File "/usr/lib/python3.10/importlib/__init__.py", line 126, in import_module\n'
+            "    return _bootstrap._gcd_import(name[level:], package, level)\n"
+            '  File "<frozen importlib._bootstrap>", line 1050, in _gcd_import\n'
+            + MODULE.format("psutil"),
+            True,
+        ),
+        # a JSON record holding the whole traceback
+        (
+            json.dumps({"msg": f'  File "{TBE}", line 1\n    import x\n' + MODULE.format("attrs")}),
+            True,
+        ),
+        # folders named like CANN's, a comment naming it, lines that are no traceback's
+        (_frame("/data/ascend/proj/train.py", "psutil"), False),
+        (_frame("/home/u/work/Ascend/MindSpeed-LLM/pretrain_gpt.py", "psutil"), False),
+        (_frame("/home/u/tbe/app.py", "psutil"), False),
+        (
+            '  File "/home/u/app.py", line 3\n    import psutil  # tbe needs it\n'
+            + MODULE.format("psutil"),
+            False,
+        ),
+        (
+            "+ source /usr/local/Ascend/ascend-toolkit/set_env.sh\n+ python x.py\n"
+            + MODULE.format("psutil"),
+            False,
+        ),
+        (f"[INFO] toolkit at {TBE}\n" + MODULE.format("psutil"), False),
+    ],
+)
+def test_cann_is_the_importer_only_by_the_traceback_s_last_frame(text: str, cann: bool) -> None:
+    assert ("init-env-failed" in found(text)) is cann
+
+
+def test_a_frame_decides_each_line_it_stands_over_in_every_log() -> None:
+    # one verdict per module name would carry the toolkit's frame to the program's own import
+    scanner = Scanner()
+    scanner.feed_text(_frame(TBE, "decorator"), "a.log")
+    scanner.feed_text(_frame("/home/u/app.py", "decorator"), "b.log")
+    [hit] = scanner.hits()
+    assert (hit.id, hit.count, hit.last) == ("init-env-failed", 1, "a.log:3")
+    assert "import" not in hit.line  # the frame is read, not shown
+
+
 def test_the_install_tables_name_their_sources_and_have_no_stub() -> None:
     data = json.loads(TABLE_FILE.read_text(encoding="utf-8"))
     for section in ("libraries", "python"):
@@ -428,6 +484,23 @@ def test_lines_with_and_without_their_ends_are_each_a_line() -> None:
         ("[INFO] RUNTIME drvGetDevNum done, ret=1", None),
         ("halGetDeviceInfo failed, ret=0", None),
         ("halGetDeviceInfo failed, ret=99", None),
+        # the red teams' cases: a handled probe, a level in another logger's shape, a name that
+        # is no call, a number that is no code, a code across a clause or a record
+        ("[WARNING] RUNTIME(1,python):2025 GetDevInfo: halGetDeviceInfo failed, ret=65534", None),
+        ("[info]halGetDeviceInfo probe failed: ret=65534", None),
+        ("I20241204 12:00:00.000 1 x.cc:1] halGetDeviceInfo failed, ret=65534", None),
+        ("12:00:00.123 INFO halGetDeviceInfo failed, ret=65534", None),
+        ('{"lvl":"info","msg":"halGetDeviceInfo failed, ret=65534"}', None),
+        ("drvName=eth0 link error: 33", None),
+        ("drvInstallScript.sh finished, ret=1", None),
+        ("halMemAlloc failed: error: 87 bytes short", None),
+        ("halHostRegister ok; subprocess failed, ret=1", None),
+        ('{"msg": "halHostRegister ok"}\\n{"msg": "job failed, ret=1"}', None),
+        (
+            "[ERROR] TSDCLIENT(1,python) halGetDeviceInfo failed, errorCode[87] deviceId[0]",
+            "drv-error-87",
+        ),
+        ("[ERROR] RUNTIME halQueryDevpid failed, ret is 14", "drv-error-14"),
     ],
 )
 def test_a_driver_return_code_is_named_where_nothing_else_explains_its_line(

@@ -14,6 +14,7 @@ from typing import Callable, Optional
 
 import ampenv.knowledge.failures.code_tables as tables
 from ampenv.knowledge.failures.acl import BLOCKING, PLOG
+from ampenv.knowledge.failures.lines import below_error
 from ampenv.knowledge.failures.model import (
     CLASS,
     CODE_CONTEXT,
@@ -235,12 +236,12 @@ DCMI_DEFAULT = Class(
 
 DEVICE_ID = DCMI_FIXES["-8007"]
 DRV_FIXES: dict[str, Class] = {
-    **dict.fromkeys(("1", "2"), DEVICE_ID),
-    **dict.fromkeys(("6", "40"), OOM),
+    "2": DEVICE_ID,
+    "6": OOM,
     **dict.fromkeys(("14", "47", "48", "49", "50", "84"), RESOURCE),
-    **dict.fromkeys(("46", "56", "88", "90"), DCMI_PERMISSION),
+    **dict.fromkeys(("46", "88", "90"), DCMI_PERMISSION),
     **dict.fromkeys(
-        ("13", "87"),
+        ("87",),
         Class(
             "container-devices",
             "another process or container holds the device",
@@ -249,8 +250,14 @@ DRV_FIXES: dict[str, Class] = {
             "npu.devices",
         ),
     ),
+    "34": Class(
+        "driver",
+        "the device is not ready: still starting, or resetting",
+        "wait and retry; if it stays, `npu-smi info -t health -i <id>`, then reset the device",
+        "npu.devices",
+    ),
     **dict.fromkeys(
-        ("33", "34", "45", "91", "94"),
+        ("33", "45", "91", "94"),
         Class(
             "driver",
             "the device is down, resetting, or failed its self-test",
@@ -268,19 +275,25 @@ DRV_FIXES: dict[str, Class] = {
             "process): it is the cause; " + PLOG,
         ),
     ),
-    "9": Class(
-        "container-devices",
-        "the driver is not initialised for this process: its device nodes are not passed to "
-        "the container, or the driver is not loaded",
-        "check `npu-smi info` on the host, and the device nodes here",
-        "npu.device_nodes",
+    **dict.fromkeys(
+        ("1", "9"),
+        Class(
+            "container-devices",
+            "the driver is not initialised for this process: its device nodes are not passed to "
+            "the container, or the driver is not loaded",
+            "check `npu-smi info` on the host, and the device nodes here",
+            "npu.device_nodes",
+        ),
     ),
     "65534": Class(
         "driver",
-        "the driver does not have this call: it is older than the software calling it (CANN, "
-        "torch_npu, a library built for a newer HDK)",
-        "upgrade the NPU driver and firmware (Ascend HDK) to the release the calling "
-        "software's notes pair with it; `ampenv doctor --only npu.driver`",
+        "the driver does not support the call: it is older than the software calling it (CANN, "
+        "torch_npu, a library built for a newer HDK), or this chip, VM or container (a vNPU) "
+        "lacks the feature",
+        "`ampenv doctor --only npu.driver`: a driver older than the calling software's notes "
+        "pair with it needs the HDK they name (firmware first, then driver); where it is "
+        "paired, the feature is not there on this chip or in this mode: the caller's own "
+        "option to do without it",
         "npu.driver",
     ),
 }
@@ -374,6 +387,27 @@ def dcmi(code: str) -> Optional[Failure]:
     return _failure(
         f"dcmi{code}", code, "dcmi", f"{name}: {meaning}", klass, _sources(tables.DCMI_SOURCES)
     )
+
+
+# Where a driver's return code stands: under the driver's own names for it, after a driver
+# call's name (camelCase, a verb and a noun: halHostRegister, drvDeviceOpen; not drvName), in
+# DSMI's calls and log, or in "Unable to halX: N". The code is a whole number that no unit, time
+# or word follows; the text between a call and its code stays in one clause of one record.
+_CODE_END = r"(?P<code>\d{1,5})(?![\d.:x]|\s{0,3}[A-Za-z])"
+_RETURNED = r"\b(?:ret(?:code)?|err(?:or)?(?: ?code)?|result)\s{0,3}(?:[=:(\[]|is\b)\s{0,3}"
+_GAP = r"[^\n();\\]{0,160}?"
+DRV_PATTERNS = (
+    r"\bdrv_?(?:ret|error)_?(?:code)?\s?[=:]\s?" + _CODE_END,
+    r"(?-i:\b(?:hal|drv)[A-Z][a-z0-9]+[A-Z]\w{0,60}\b)(?!\.\w)" + _GAP + _RETURNED + _CODE_END,
+    r"(?:\bdsmi_\w{3,60}|dsmi\.cpp:\d{1,6}\])" + _GAP + _RETURNED + _CODE_END,
+    r"\bUnable to hal\w{2,60}:\s?" + _CODE_END,
+)
+
+
+def _an_error_s_line(m: re.Match[str]) -> bool:
+    # the runtime logs the driver calls it handles (a feature probe that returns 65534 on a
+    # chip without the feature) at WARNING or INFO, and carries on
+    return not below_error(m.string, m.start())
 
 
 def driver(code: str) -> Optional[Failure]:
@@ -559,20 +593,22 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error)",  # "：" typed in a title
             following=3,
         ),
-        _family(
-            "driver",
-            # a driver call's name (camelCase hal*/drv*, DSMI's dsmi_*) and its return code, or
-            # the code under the driver's own names for it
-            r"(?:\bdrv_?ret(?:_?code)?\s?[=:]\s?"
-            r"|(?-i:\b(?:hal|drv)[A-Z]\w{2,60}|\bdsmi_\w{3,60}|\w{0,40}dsmi\.cpp:\d{1,6}\])"
-            r"[^\n]{0,200}?\b(?:ret|err|error|result)\s?[=:(]\s?"
-            r"|\bUnable to hal\w{2,60}:\s?)(?P<code>\d{1,5})(?!\d)",
-            "a return code of the NPU driver (drvError_t) that a driver call, DSMI or the "
-            "runtime logged: its name, and the fix of its class",
-            "driver",
-            ("fail", "err", "ret", "unable"),
-            lambda m: driver(m.group("code")),
-            tables.DRV_SOURCES,
+        Failure(
+            id=FAMILY_OF["driver"],
+            mode="driver",
+            component="driver",
+            patterns=DRV_PATTERNS,
+            codes=(),
+            meaning="a return code of the NPU driver (drvError_t) that a driver call, DSMI or "
+            "the runtime logged on an error's line: its name, and the fix of its class",
+            causes=("the class of the code (the table's own rule)",),
+            fix="the fix of the code's class: `ampenv explain drv-error-N`",
+            confirm=None,
+            sources=_sources(tables.DRV_SOURCES),
+            hints=("fail", "err", "ret", "unable"),
+            rank=CLASS,
+            decode=lambda m: driver(m.group("code")),
+            judge=_an_error_s_line,
         ),
     )
 

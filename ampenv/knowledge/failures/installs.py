@@ -14,24 +14,36 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
+from ampenv.knowledge.failures.lines import frame_in_line
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 TABLE_FILE = Path(__file__).with_name("installs.json")
-# A module CANN's te/tbe require is CANN's to miss only where CANN is the importer (its EC0010
-# line, a traceback's last frame in its packages): scipy or tornado missing elsewhere is the
-# program's.
-CANN_IMPORTS = re.compile(
-    r"EC0010|Import_Python_Module|Failed to import Python module|/ascend-toolkit/|/Ascend/"
-    r"|\bte_fusion\b|\btbe\b",
-    re.IGNORECASE,
+# A module CANN's te/tbe require is CANN's to miss only where CANN is the importer: its EC0010
+# line, or a traceback whose last frame is a file of CANN's Python packages (the toolkit's
+# python/site-packages, or te/tbe installed into the job's Python); scipy or tornado missing
+# elsewhere is the program's. A folder merely named "ascend" or "tbe" is not CANN's.
+CANN_LINE = re.compile(r"EC0010|Import_Python_Module|Failed to import Python module", re.I)
+CANN_FRAME = re.compile(
+    r'\nFile "[^"\n]{0,300}?(?:/ascend-toolkit/|/cann(?:-[\w.]{1,20})?/[^"\n]{0,120}?'
+    r"/site-packages/|/site-packages/(?:tbe|te|te_fusion)/)"
 )
+
+
+def _cann_imports(m: re.Match[str]) -> bool:
+    # the scanner reads a line with the frame above it, after a line break; a JSON record or a
+    # repr holds its frame in the line
+    line, _, frame = m.string.partition("\n")
+    frame = "\n" + frame if frame else frame_in_line(line, m.start())
+    return CANN_LINE.search(line) is not None or CANN_FRAME.search(frame) is not None
+
+
 # Each package: its entry, and what the line must also show for the name to be its (None:
 # nothing), in the order a name listed twice is read: the driver before CANN's toolkit
 # (libc_sec, libmmpa, libqos_manager: the driver's copy is the one a device program such as
 # DCMI loads, and its fix names the loader's path for both), CANN before NNAL.
-Owner = tuple[str, Optional[re.Pattern[str]]]
+Owner = tuple[str, Optional[Callable[[re.Match[str]], bool]]]
 LIBRARY_OWNERS: tuple[tuple[str, Owner], ...] = (
     ("driver", ("driver-not-mounted", None)),
     ("cann", ("cann-not-sourced", None)),
@@ -39,7 +51,7 @@ LIBRARY_OWNERS: tuple[tuple[str, Owner], ...] = (
 )
 MODULE_OWNERS: tuple[tuple[str, Owner], ...] = (
     ("cann", ("cann-python-missing", None)),
-    ("cann-requires", ("init-env-failed", CANN_IMPORTS)),
+    ("cann-requires", ("init-env-failed", _cann_imports)),
 )
 LIBRARY = (
     r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",
@@ -73,7 +85,7 @@ def _family(
 
     def decode(m: re.Match[str]) -> Optional[Failure]:
         entry, context = owners.get(m.group("code"), (None, None))
-        if entry is None or (context is not None and not context.search(m.string)):
+        if entry is None or (context is not None and not context(m)):
             return None
         return decoded[entry]
 

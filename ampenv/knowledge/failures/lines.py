@@ -6,33 +6,51 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from typing import Optional
 from unicodedata import east_asian_width
 
-# A line a logger marked as no error, a code on it being a mention: its level at its start,
-# after a process or rank prefix ("[INFO] GE(...)", "(Worker pid=1) INFO 12-23 ...",
-# "[rank0]: DEBUG ..."), or a JSON record's own "level". WARNING is not such a mark (warnings
-# report codes), and an error mark before the code wins ("INFO rank0: [ERROR] ...", a
+
+# A line a logger marked with a level, at its start, after a process or rank prefix ("[INFO]
+# GE(...)", "(Worker pid=1) INFO 12-23 ...", "[rank0]: DEBUG ..."), or a JSON record's own
+# "level". INFO/DEBUG make a code on the line a mention (WARNING is no such mark: warnings
+# report codes), unless an error mark stands before the code ("INFO rank0: [ERROR] ...", a
 # launcher's INFO line that relays a child's "RuntimeError: EZ1001").
-QUIET_LEVEL = re.compile(
-    # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ")
-    r"\s*(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}\S{0,6}\s*(?:[-|]\s*)?)?"
-    # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not a
-    # level or an exception's name ("ERROR - [INFO] ..." is an error's line)
-    r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
-    # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
-    r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
-    # the level: "[INFO]", "[INFO|trainer.py:1]", "INFO ", Python's default "INFO:root:",
-    # "INFO |"; glog's "I0501 "; logfmt's "level=info" after a few fields
-    r"(?:\[(?:INFO|DEBUG|EVENT|TRACE)[\]|]|(?:INFO|DEBUG|EVENT|TRACE)[\s:|]|I\d{4} \d\d:\d\d"
-    r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?(?i:info|debug|trace)\b)"
-)
-# a JSON record's level by name, or pino's by number (10 trace, 20 debug, 30 info): its first
-# level key (a nested record's "level" does not speak for the record)
-QUIET_RECORD = re.compile(
-    r"\s*\{(?:(?!\"(?:level|levelname|severity)\")[^\n]){0,4000}"
-    r"\"(?:level|levelname|severity)\"\s?:\s?(?:\"(?i:info|debug|trace)\"|[123]0(?![\d.]))"
-)
+def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
+    return re.compile(
+        # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ",
+        # a time of day alone)
+        r"\s*(?:(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}"
+        r"|\d\d:\d\d:\d\d(?:[.,]\d{1,6})?)\S{0,6}\s*(?:[-|]\s*)?)?"
+        # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not
+        # a level or an exception's name ("ERROR - [INFO] ..." is an error's line)
+        r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
+        # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
+        r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
+        # the level: "[INFO]", "[info]", "[INFO|trainer.py:1]", "INFO ", Python's default
+        # "INFO:root:", "INFO |", winston's "info: ", a tab-separated "info"; glog's "I0501 "
+        # (or with its year); logfmt's "level=info" after a few fields
+        rf"(?:\[(?i:{lower})[\]|]|(?:{upper})[\s:|]|(?:{lower})(?::\s|\t)"
+        rf"|{glog}(?:\d{{4}}){{1,2}} \d\d:\d\d"
+        r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?"
+        rf"(?i:{lower})\b)"
+    )
+
+
+def _record_grammar(lower: str, pino: str) -> re.Pattern[str]:
+    # a JSON record's level by name, or pino's by number: its first level key (a nested
+    # record's "level" does not speak for the record)
+    return re.compile(
+        r"\s*\{(?:(?!\"(?:level|levelname|severity|lvl)\")[^\n]){0,4000}"
+        rf"\"(?:level|levelname|severity|lvl)\"\s?:\s?(?:\"(?i:{lower})\"|{pino}(?![\d.]))"
+    )
+
+
+QUIET_LEVEL = _level_grammar("INFO|DEBUG|EVENT|TRACE", "info|debug|event|trace", "I")
+QUIET_RECORD = _record_grammar("info|debug|trace", "[123]0")  # pino: 10, 20, 30
+WARN_LEVEL = _level_grammar("WARN(?:ING)?", "warn(?:ing)?", "W")
+WARN_RECORD = _record_grammar("warn(?:ing)?", "40")
 # How pasted and relayed text differs from what the program printed: full-width and curly
 # punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a
 # page's source), quotes and characters escaped by a JSON or repr string.
@@ -74,16 +92,50 @@ def continued(data: bytes, end: int, lines: int) -> str:
     return "".join("\n" + line for line in out)
 
 
+_FRAME_FILE = re.compile(r'File "([^"\n]{1,400})", line \d')
+_ROW_BREAK = re.compile(r"\\r\\n|\\n|\r")  # a record's escaped breaks, a CR's
+
+
+def last_frame(rows: Iterable[str]) -> str:
+    """The file of the Python traceback's last frame in ``rows`` (the lines above an error,
+    nearest first), past the code and caret lines printed under it and importlib's own frames,
+    as '\\nFile "PATH"'; "" where the rows just above are no traceback's."""
+    others = 0
+    for row in islice(rows, 8):
+        found = _FRAME_FILE.search(row)
+        if found is None:
+            others += 1
+            if others > 2:  # more than a code line and its carets: not a traceback's
+                break
+        elif found.group(1).startswith("<frozen") or "/importlib/" in found.group(1):
+            others = 0  # the import machinery's frames: the importer is above them
+        else:
+            return f'\nFile "{found.group(1)}"'
+    return ""
+
+
+def frame_in_line(line: str, at: int) -> str:
+    """The last frame (``last_frame``) before offset ``at`` of ``line`` whose breaks are escaped
+    or carriage returns (a JSON record, a repr, a CR-ended file)."""
+    return last_frame(reversed(_ROW_BREAK.split(line[:at])[:-1]))
+
+
 def frame_above(data: bytes, start: int) -> str:
-    """The two lines before the line that starts at ``start``, each bounded, nearest first,
-    each after a line break: a traceback's last frame, where the line's error was raised."""
-    out = []
-    while len(out) < 2 and start > 0:
-        lo = max(0, start - 1 - WINDOW)  # a longer line is read at its end only, and ends it
-        prev = data.rfind(b"\n", lo, start - 1) + 1
-        out.append(data[max(prev, lo) : start - 1].rstrip(b"\r").decode("utf-8", "replace"))
-        start = prev if prev else (0 if lo == 0 else -1)
-    return "".join("\n" + line for line in out)
+    """The last frame (``last_frame``) in the lines above the line that starts at ``start``,
+    each read within a window's bytes back, as the program printed it (``plain``)."""
+    if data.rfind(b"File ", max(0, start - 8 * 512), start) < 0:  # no frame near: no reading
+        return ""
+
+    def rows(start: int) -> Iterator[str]:
+        while start > 0:
+            lo = max(0, start - 1 - WINDOW)
+            prev = data.rfind(b"\n", lo, start - 1) + 1
+            yield plain(data[max(prev, lo) : start - 1].decode("utf-8", "replace"))
+            if prev == 0 and lo > 0:  # a line longer than the window: read at its end only
+                return
+            start = prev
+
+    return last_frame(rows(start))
 
 
 def said(word: str, line: str) -> bool:
@@ -131,6 +183,24 @@ def record(line: str, at: int) -> str:
     return line[_record_start(line, at) : end.start() if end else len(line)]
 
 
+def _level_end(
+    line: str, code_at: int, level: re.Pattern[str], leveled: re.Pattern[str]
+) -> Optional[int]:
+    """Where the level mark of the record holding ``code_at`` ends, if ``level`` (or, for a JSON
+    record, ``leveled``) marks it; for a JSON record its start (its level may come last)."""
+    start = _record_start(line, code_at)
+    mark = level.match(line, start)
+    if (
+        mark is None
+        and (message := _MESSAGE_START.match(line, start)) is not None
+        and not ("{" in message.group() and _LEVEL_KEY.search(line, start))
+    ):
+        mark = level.match(line, message.end())
+    if mark is not None:
+        return mark.end()
+    return start if leveled.match(line, start) is not None else None
+
+
 def quiet(line: str, code_at: int, before: str = "") -> bool:
     """Whether a logger marked the record of ``line`` that holds ``code_at`` as no error, its
     code (or message) there a mention: an error mark between the level and the code (in a
@@ -138,18 +208,17 @@ def quiet(line: str, code_at: int, before: str = "") -> bool:
     ``before``: the rows of the same line a terminal wrapped above this one."""
     if before:
         line, code_at = before + line, code_at + len(before)
-    start = _record_start(line, code_at)
-    level = QUIET_LEVEL.match(line, start)
-    if (
-        level is None
-        and (message := _MESSAGE_START.match(line, start)) is not None
-        and not ("{" in message.group() and _LEVEL_KEY.search(line, start))
-    ):
-        level = QUIET_LEVEL.match(line, message.end())
-    if level is not None:
-        return not ERROR_MARK.search(line, level.end(), code_at)
-    leveled = QUIET_RECORD.match(line, start)
-    return leveled is not None and not ERROR_MARK.search(line, start, code_at)
+    end = _level_end(line, code_at, QUIET_LEVEL, QUIET_RECORD)
+    return end is not None and not ERROR_MARK.search(line, end, code_at)
+
+
+def below_error(line: str, at: int) -> bool:
+    """Whether the record of ``line`` holding ``at`` is marked INFO, DEBUG or WARNING, whatever
+    it says after the mark: a failure its program handled and logged to carry on."""
+    return any(
+        _level_end(line, at, level, leveled) is not None
+        for level, leveled in ((QUIET_LEVEL, QUIET_RECORD), (WARN_LEVEL, WARN_RECORD))
+    )
 
 
 def _unescaped(m: re.Match[str]) -> str:

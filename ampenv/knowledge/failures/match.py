@@ -483,7 +483,9 @@ class Scanner:
                     if "text" in m.re.groupindex
                     else m.group(0)
                 )
-                found.append((decoded, m.group(0)[:EXCERPT], trim(text, m.start(), m.end()), key))
+                # the frame read with a line is not the line's to show
+                shown = line if failure.frame else text
+                found.append((decoded, m.group(0)[:EXCERPT], trim(shown, m.start(), m.end()), key))
         if self._fault_diag and all(f.family and f.rank == GENERIC for f, *_ in found):
             # Fault-Diag reads a line nothing explains but a family's follow-up (a plog
             # module's); before it, which then adds nothing: a rule says more than a module
@@ -600,12 +602,13 @@ class Scanner:
         if self.heed_levels and quiet(line, m.end("code"), before):
             return None
         key = (failure.id, m.group("code"))
-        decoded = self._decoded.get(key)
-        if decoded is None:  # a code's first line gives its meaning
+        # a code's first line gives its meaning, unless the frame above decides it
+        decoded = None if failure.frame else self._decoded.get(key)
+        if decoded is None:
             decoded = failure.decode(m)
             if decoded is None:  # not a code of the family's table: nothing kept, nothing counted
                 return None
-            if len(self._decoded) >= MAX_DECODED:
+            if key not in self._decoded and len(self._decoded) >= MAX_DECODED:
                 self.undecoded += 1
                 return None
             self._decoded[key] = decoded
