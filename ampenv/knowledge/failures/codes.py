@@ -398,8 +398,9 @@ _RETURNED = r"\b(?:ret(?:code)?|err(?:or)?(?: ?code)?|result)\s{0,3}(?:[=:(\[]|i
 _GAP = r"[^\n();\\]{0,160}?"
 DRV_PATTERNS = (
     r"\bdrv_?(?:ret|error)_?(?:code)?\s?[=:]\s?" + _CODE_END,
-    r"(?-i:\b(?:hal|drv)[A-Z][a-z0-9]+[A-Z]\w{0,60}\b)(?!\.\w)" + _GAP + _RETURNED + _CODE_END,
-    r"(?:\bdsmi_\w{3,60}|dsmi\.cpp:\d{1,6}\])" + _GAP + _RETURNED + _CODE_END,
+    r"\bhal(?-i:[A-Z][a-z0-9]+[A-Z]\w{0,60}\b)(?!\.\w)" + _GAP + _RETURNED + _CODE_END,
+    r"\bdrv(?-i:[A-Z][a-z0-9]+[A-Z]\w{0,60}\b)(?!\.\w)" + _GAP + _RETURNED + _CODE_END,
+    r"(?<![A-Za-z])dsmi(?:_\w{3,60}|\.cpp:\d{1,6}\])" + _GAP + _RETURNED + _CODE_END,
     r"\bUnable to hal\w{2,60}:\s?" + _CODE_END,
 )
 
