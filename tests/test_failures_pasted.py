@@ -244,6 +244,17 @@ CARETS = "    ^^^^^^^^^^^^^^^^"
             False,
         ),
         (f"[INFO] toolkit at {TBE}\n" + MODULE.format("psutil"), False),
+        # ranks' lines interleaved: rank 1's frame above rank 0's error is not its
+        (
+            f'[rank1]:   File "{TBE}", line 1\n[rank1]:     import x\n[rank0]: '
+            + MODULE.format("scipy"),
+            False,
+        ),
+        (
+            f'[rank0]:   File "{TBE}", line 1\n[rank0]:     import x\n[rank0]: '
+            + MODULE.format("scipy"),
+            True,
+        ),
     ],
 )
 def test_cann_is_the_importer_only_by_the_traceback_s_last_frame(text: str, cann: bool) -> None:

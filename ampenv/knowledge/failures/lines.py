@@ -96,13 +96,17 @@ _FRAME_FILE = re.compile(r'File "([^"\n]{1,400})", line \d')
 _ROW_BREAK = re.compile(r"\\r\\n|\\n|\r")  # a record's escaped breaks, a CR's
 
 
-def last_frame(rows: Iterable[str]) -> str:
+_RANK_PREFIX = re.compile(r"\s*(?:\[[^\]\n]{1,40}\]:|\([^)\n]{1,60}\))")
+
+
+def last_frame(rows: Iterable[str], prefix: str = "") -> str:
     """The file of the Python traceback's last frame in ``rows`` (the lines above an error,
     nearest first), past the code and caret lines printed under it and importlib's own frames,
-    as '\\nFile "PATH"'; "" where the rows just above are no traceback's."""
+    as '\\nFile "PATH"'; "" where the rows just above are no traceback's. A row without the
+    error's rank or process ``prefix`` is another process's, interleaved."""
     others = 0
     for row in islice(rows, 8):
-        found = _FRAME_FILE.search(row)
+        found = _FRAME_FILE.search(row) if row.startswith(prefix) else None
         if found is None:
             others += 1
             if others > 2:  # more than a code line and its carets: not a traceback's
@@ -125,6 +129,7 @@ def frame_above(data: bytes, start: int) -> str:
     each read within a window's bytes back, as the program printed it (``plain``)."""
     if data.rfind(b"File ", max(0, start - 8 * 512), start) < 0:  # no frame near: no reading
         return ""
+    rank = _RANK_PREFIX.match(data[start : start + 128].decode("utf-8", "replace"))
 
     def rows(start: int) -> Iterator[str]:
         while start > 0:
@@ -135,7 +140,7 @@ def frame_above(data: bytes, start: int) -> str:
                 return
             start = prev
 
-    return last_frame(rows(start))
+    return last_frame(rows(start), rank.group() if rank else "")
 
 
 def said(word: str, line: str) -> bool:
