@@ -9,9 +9,11 @@ CODES_H = (
     "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 )
 FACTS = "shared/reference/ascend-facts.md §6"
+# (graph capture refuses the synchronous launches it forces: 107027, vllm-ascend PR 3574)
 BLOCKING = (
-    "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator, then check its inputs (shapes, "
-    "dtypes, the device of every tensor) and report it with them"
+    "rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator (in eager mode: ACL graph capture "
+    "refuses it), then check its inputs (shapes, dtypes, the device of every tensor) and report "
+    "it with them"
 )
 PLOG = (
     "read the plog lines after it (~/ascend/log/debug/plog); collect them: "

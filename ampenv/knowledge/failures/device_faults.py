@@ -79,7 +79,8 @@ FAILURES = (
             "an operator reading or writing out of bounds (wrong indices, shapes or tiling)",
             "a device address used after it was freed",
         ),
-        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator; check its inputs "
+        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 to find the operator (in eager mode: ACL "
+        "graph capture refuses it); check its inputs "
         "(indices within range, shapes) and collect the msaicerr report of the AI Core error "
         "next to it",
         confirm=None,
