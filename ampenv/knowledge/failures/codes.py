@@ -240,15 +240,12 @@ DRV_FIXES: dict[str, Class] = {
     "6": OOM,
     **dict.fromkeys(("14", "47", "48", "49", "50", "84"), RESOURCE),
     **dict.fromkeys(("46", "88", "90"), DCMI_PERMISSION),
-    **dict.fromkeys(
-        ("87",),
-        Class(
-            "container-devices",
-            "another process or container holds the device",
-            "find the holder: `npu-smi info` on the host lists each device's processes; end it, "
-            "or give each container devices of its own (ASCEND_VISIBLE_DEVICES)",
-            "npu.devices",
-        ),
+    "87": Class(
+        "container-devices",
+        "another process or container holds the device",
+        "find the holder: `npu-smi info` on the host lists each device's processes; end it, "
+        "or give each container devices of its own (ASCEND_VISIBLE_DEVICES)",
+        "npu.devices",
     ),
     "34": Class(
         "driver",

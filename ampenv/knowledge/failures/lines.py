@@ -93,9 +93,6 @@ def continued(data: bytes, end: int, lines: int) -> str:
 
 
 _FRAME_FILE = re.compile(r'File "([^"\n]{1,400})", line \d')
-_ROW_BREAK = re.compile(r"\\r\\n|\\n|\r")  # a record's escaped breaks, a CR's
-
-
 _RANK_PREFIX = re.compile(r"\s*(?:\[[^\]\n]{1,40}\]:|\([^)\n]{1,60}\))")
 
 
@@ -121,7 +118,7 @@ def last_frame(rows: Iterable[str], prefix: str = "") -> str:
 def frame_in_line(line: str, at: int) -> str:
     """The last frame (``last_frame``) before offset ``at`` of ``line`` whose breaks are escaped
     or carriage returns (a JSON record, a repr, a CR-ended file)."""
-    return last_frame(reversed(_ROW_BREAK.split(line[:at])[:-1]))
+    return last_frame(reversed(_RECORD_BREAK.split(line[:at])[:-1]))
 
 
 def frame_above(data: bytes, start: int) -> str:
