@@ -130,22 +130,26 @@ def _wrong_sums(view: list[dict[str, Any]], kind: str) -> list[Finding]:
     return findings
 
 
-def _bandwidth(view: list[dict[str, Any]]) -> tuple[dict[str, float], list[str], int]:
+def _bandwidth(
+    view: list[dict[str, Any]], world_size: int
+) -> tuple[dict[str, float], list[str], int]:
     """Metrics per size and at the peak, a line per size as nccl-tests prints them, and the
-    size of the peak."""
+    size of the peak. One rank crosses no link (NCCL's one-rank all-reduce returns at once:
+    1 GiB "moved" at 78 TB/s on an H200), so there the lines give the time alone, and no
+    bandwidth is reported."""
     sweep = _sweep(view)
-    metrics: dict[str, float] = {}
+    metrics = {"rendezvous_s": max(p.get("rendezvous_s", 0.0) for p in view)}
     lines = []
     for row in sweep:
-        metrics[f"busbw_gbps_{row['bytes']}"] = row["busbw_gbps"]
-        metrics[f"algbw_gbps_{row['bytes']}"] = row["algbw_gbps"]
-        lines.append(
-            f"{_human(row['bytes']):>8}: {row['time_us']:10.1f} us  "
-            f"algbw {row['algbw_gbps']:8.3f} GB/s  busbw {row['busbw_gbps']:8.3f} GB/s"
-        )
-    metrics["busbw_gbps_peak"] = max(r["busbw_gbps"] for r in sweep)
-    metrics["algbw_gbps_peak"] = max(r["algbw_gbps"] for r in sweep)
-    metrics["rendezvous_s"] = max(p.get("rendezvous_s", 0.0) for p in view)
+        line = f"{_human(row['bytes']):>8}: {row['time_us']:10.1f} us"
+        if world_size > 1:
+            metrics[f"busbw_gbps_{row['bytes']}"] = row["busbw_gbps"]
+            metrics[f"algbw_gbps_{row['bytes']}"] = row["algbw_gbps"]
+            line += f"  algbw {row['algbw_gbps']:8.3f} GB/s  busbw {row['busbw_gbps']:8.3f} GB/s"
+        lines.append(line)
+    if world_size > 1:
+        metrics["busbw_gbps_peak"] = max(r["busbw_gbps"] for r in sweep)
+        metrics["algbw_gbps_peak"] = max(r["algbw_gbps"] for r in sweep)
     return metrics, lines, max(sweep, key=lambda r: r["busbw_gbps"])["bytes"]
 
 
@@ -170,17 +174,17 @@ def verdict(launch: dist_launch.Launch, thresholds: dict[str, Any]) -> Result:
         return combine(findings, "", facts=facts, details=details)
 
     findings = _wrong_sums(view, plan.device_kind)
-    metrics, details, peak_size = _bandwidth(view)
-    peak = metrics["busbw_gbps_peak"]
+    metrics, details, peak_size = _bandwidth(view, plan.world_size)
     chip = str(view[0].get("chip") or plan.device_kind)
     floor = _threshold(thresholds, chip)
     if plan.world_size == 1:
         details.append(
-            "one rank: busbw is 0 by definition (2(n-1)/n) and no link was crossed; "
-            "run it across nodes under torchrun or srun to measure links"
+            "one rank crosses no link: run it across devices or nodes under torchrun or srun "
+            "to measure bandwidth"
         )
-        measured = f"algbw {metrics['algbw_gbps_peak']:.2f} GB/s on one rank"
+        measured = "bandwidth not measured on one rank"
     else:
+        peak = metrics["busbw_gbps_peak"]
         measured = f"peak busbw {peak:.2f} GB/s at {_human(peak_size)}"
         if floor is None:
             details.append(

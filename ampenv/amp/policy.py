@@ -161,8 +161,9 @@ def _existing(owner: Any, names: tuple[str, ...]) -> list[tuple[Any, str]]:
 
 
 # Kept fp32 on every device. torch's CPU autocast leaves softmax, log_softmax and layer_norm in
-# low precision (its CUDA list does not); the losses are on both of torch's lists already, and
-# listing them here keeps the rule independent of the device.
+# low precision (its CUDA list does not). The losses are listed so that a loss is the fp32 loss
+# of its inputs everywhere: on CUDA (torch 2.11, H200) autocast's cross_entropy of fp16/bf16
+# logits is not (5e-4 / 3e-3 off over 64 x 1000 logits; benchmarks/bench_amp_step.py shows it).
 FP32_FUNCTIONS: list[tuple[Any, str]] = [
     *_existing(
         F,
