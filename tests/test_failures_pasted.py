@@ -358,7 +358,13 @@ def test_a_message_pasted_alone_reads_as_its_failure() -> None:
             for line in lines:
                 m = regex.search(line)
                 # (a match whose figures its entry's judge refuses is not the entry's)
-                if m and len(m.group(0).split()) > 1 and (not failure.judge or failure.judge(m)):
+                # (nor one the rest of its text decides: a pasted environment's versions)
+                if (
+                    m
+                    and len(m.group(0).split()) > 1
+                    and (not failure.judge or failure.judge(m))
+                    and not failure.context
+                ):
                     tried += 1
                     if failure.id not in found(m.group(0)):
                         lost.append((failure.id, m.group(0)))

@@ -17,6 +17,7 @@ from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
+from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
@@ -25,6 +26,7 @@ NAMED: tuple[Failure, ...] = (
     *TORCH_NPU,
     *CANN_PAIRING,
     *DRIVER,
+    *PASTED_VERSIONS,
     *DEVICE_FAULTS,
     *MEMORY,
     *ACL,

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Optional
+from typing import Any, Optional
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
@@ -35,7 +35,7 @@ from ampenv.knowledge.failures.lines import (
     trim,
     window,
 )
-from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure
+from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure, TextFacts
 
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 # and the charset selections tput writes ("\x1b(B", "\x1b)0")
@@ -224,6 +224,7 @@ class Scanner:
     _texts: int = 0
     _looked: set[tuple[int, tuple[bytes, ...]]] = field(default_factory=set)
     _asked: bool = False
+    _facts: dict[int, Any] = field(default_factory=dict)  # an entry's TextFacts of this text
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -524,6 +525,7 @@ class Scanner:
         """``data`` is the text (or the batch of it) now read, named ``name``."""
         self._text, self._name, self._texts = data, name, self._texts + 1
         self._looked.clear()
+        self._facts.clear()
 
     def _mention(
         self,
@@ -596,6 +598,12 @@ class Scanner:
         m = failure.search(line, digits, lowered)
         if m is None or (failure.judge is not None and not _judged(failure.judge, m)):
             return None
+        context = failure.context
+        if context is not None:
+            self._asked = True  # the text decided: the line's reading is not the line's alone
+            facts = self._text_facts(context)
+            if not _judged(lambda m: context.judge(m, facts), m):
+                return None
         if failure.decode is None:
             return failure, m
         # an error mark before the code counts, the family's own context included
@@ -613,6 +621,16 @@ class Scanner:
                 return None
             self._decoded[key] = decoded
         return decoded, m
+
+    def _text_facts(self, context: TextFacts) -> Any:
+        """What ``context`` reads in the text being read: once per text, however many of its
+        lines ask (a reader that fails reads nothing: None)."""
+        if id(context) not in self._facts:
+            try:
+                self._facts[id(context)] = context.read(self._text)
+            except Exception:  # one entry's bug must not lose the scan
+                self._facts[id(context)] = None
+        return self._facts[id(context)]
 
     def _record(self, failure: Failure, match: str, excerpt: str, name: str, number: int) -> None:
         where = f"{name}:{number}"

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 # The failure modes a node validator tells apart.
 MODES = (
@@ -149,6 +149,16 @@ class Source:
 
 
 @dataclass(frozen=True)
+class TextFacts:
+    """Facts the whole text shows that decide a match: ``read`` gathers them from the text being
+    read (a batch of lines fed one by one: that batch), once per text, however many lines
+    match; ``judge`` decides one match with them."""
+
+    read: Callable[[bytes], Any]
+    judge: Callable[[re.Match[str], Any], bool]
+
+
+@dataclass(frozen=True)
 class Failure:
     id: str
     mode: str
@@ -184,6 +194,9 @@ class Failure:
     # The figures a match captured decide whether the line is this failure (an out-of-memory
     # line whose figures say where the memory went); None: every match is.
     judge: Optional[Callable[[re.Match[str]], bool]] = None
+    # What the rest of the text says decides (the versions a pasted environment shows elsewhere
+    # in it); None: the line alone decides.
+    context: Optional[TextFacts] = None
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
