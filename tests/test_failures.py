@@ -403,6 +403,34 @@ def test_an_error_code_in_its_spellings_is_read(line: str) -> None:
     assert [h.id for h in scan_lines([line], "t")] == ["acl-507011"]
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # onnxruntime's CANN provider prints the number and the name; a C caller the name alone
+        ("CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE ; NPU=0", "acl-repeat-initialize"),
+        ("aclrtSynchronizeStream returned ACL_ERROR_RT_AICORE_EXCEPTION", "aicore-exception"),
+        ("CANN failure 500002: ACL_ERROR_GE_FAILURE ; NPU=0", "acl-internal-error"),
+        ("aclmdlExecute: ACL_ERROR_INVALID_MODEL_ID", "acl-100011"),
+        ("aclnnAdd: ACLNN_ERR_INNER_TILING_ERROR", "aclnn-inner-error"),
+    ],
+)
+def test_an_acl_code_is_read_by_its_name_too(line: str, expected: str) -> None:
+    assert [h.id for h in scan_lines([line], "t")][:1] == [expected]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[INFO] aclrt: mapping ACL_ERROR_RT_AICORE_EXCEPTION to a retry",  # a logger's mention
+        "ACL_ERROR_NOT_A_CODE raised",  # a name no header defines
+        "acl_error_rt_aicore_exception",  # the names are capitals
+        "MY_ACL_ERROR_RT_AICORE_EXCEPTION",  # part of another name
+    ],
+)
+def test_a_name_that_is_no_acl_code_or_a_mention_stays_silent(line: str) -> None:
+    assert [h.id for h in scan_lines([line], "t")] == []
+
+
 def test_explain_calls_a_code_no_table_lists_unknown() -> None:
     assert explain("599999") == [] and explain("E00000") == [] and explain("-8999") == []
 

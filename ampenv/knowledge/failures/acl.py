@@ -581,6 +581,33 @@ FAILURES = (
         rank=CLASS,
     ),
     Failure(
+        id="acl-repeat-initialize",
+        mode="cann-env",
+        component="acl",
+        # its number in a return code's context, or onnxruntime's "CANN failure 100002:
+        # ACL_ERROR_REPEAT_INITIALIZE" read by its name (the ACL family's)
+        patterns=(code("100002"),),
+        codes=("100002",),
+        meaning="aclInit was called a second time in one process: another library in the "
+        "process had initialised ACL first (torch_npu does; onnxruntime's CANN provider and "
+        "PaddleX's om backend call aclInit too), and the second caller took the refusal "
+        "(ACL_ERROR_REPEAT_INITIALIZE) as fatal",
+        causes=(
+            "two frameworks that each call aclInit in one process (torch_npu with "
+            "onnxruntime-cann, onnxruntime-cann with a PaddleX om backend)",
+            "a program calling aclInit again: per model, per thread, or after aclFinalize",
+        ),
+        fix="initialise ACL once per process: let the second caller accept 100002 as 'already "
+        "initialised' (onnxruntime's CANN provider does since its PR 26193: upgrade it), or run "
+        "the two frameworks in separate processes; call aclFinalize once, at exit",
+        confirm=None,
+        sources=(
+            Source("https://github.com/microsoft/onnxruntime/pull/26193", "maintainer"),
+            Source("https://github.com/PaddlePaddle/PaddleX/issues/5161", "report"),
+        ),
+        hints=code_hints(),
+    ),
+    Failure(
         id="device-not-set",
         mode="visible-devices",
         component="runtime",

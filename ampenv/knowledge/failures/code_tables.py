@@ -261,6 +261,59 @@ ACL: dict[str, tuple[str, str]] = {
     ),
 }
 
+# The names of the codes an entry of their own explains (so the table above holds no row for
+# them): a log printing the name alone (onnxruntime's "CANN failure 500002:
+# ACL_ERROR_GE_FAILURE") is read by that entry too.
+OWNED_NAMES_SOURCE = (
+    "CANN 8.1.RC1 include/acl/error_codes/rt_error_codes.h, include/acl/acl_base.h and "
+    "include/aclnn/opdev/op_errno.h (github.com/leideng/CANN-8.1.RC1"
+    "@551ed27c29284929bbdc2239e929ddfedfdf0b8b)"
+)
+OWNED_NAMES = {
+    "107001": "ACL_ERROR_RT_INVALID_DEVICEID",
+    "107020": "ACL_ERROR_RT_TASK_TIMEOUT",
+    "207000": "ACL_ERROR_RT_FEATURE_NOT_SUPPORT",
+    "207001": "ACL_ERROR_RT_MEMORY_ALLOCATION",
+    "207004": "ACL_ERROR_RT_NO_DEVICE",
+    "207018": "ACL_ERROR_RT_DEVICE_OOM",
+    "500000": "ACL_ERROR_INTERNAL_ERROR",
+    "500001": "ACL_ERROR_FAILURE",
+    "500002": "ACL_ERROR_GE_FAILURE",
+    "500003": "ACL_ERROR_RT_FAILURE",
+    "500004": "ACL_ERROR_DRV_FAILURE",
+    "500005": "ACL_ERROR_PROFILING_FAILURE",
+    "507000": "ACL_ERROR_RT_INTERNAL_ERROR",
+    "507001": "ACL_ERROR_RT_TS_ERROR",
+    "507013": "ACL_ERROR_RT_SYS_DMA",
+    "507014": "ACL_ERROR_RT_AICORE_TIMEOUT",
+    "507015": "ACL_ERROR_RT_AICORE_EXCEPTION",
+    "507017": "ACL_ERROR_RT_AICPU_TIMEOUT",
+    "507018": "ACL_ERROR_RT_AICPU_EXCEPTION",
+    "507033": "ACL_ERROR_RT_DEV_SETUP_ERROR",
+    "507034": "ACL_ERROR_RT_VECTOR_CORE_TIMEOUT",
+    "507035": "ACL_ERROR_RT_VECTOR_CORE_EXCEPTION",
+    "507036": "ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION",
+    "507042": "ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW",
+    "507043": "ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW",
+    "507044": "ACL_ERROR_RT_VECTOR_CORE_TRAP_READ_OVERFLOW",
+    "507045": "ACL_ERROR_RT_VECTOR_CORE_TRAP_WRITE_OVERFLOW",
+    "507046": "ACL_ERROR_RT_STREAM_SYNC_TIMEOUT",
+    "507048": "ACL_ERROR_RT_FFTS_PLUS_TIMEOUT",
+    "507899": "ACL_ERROR_RT_DRV_INTERNAL_ERROR",
+    "561000": "ACLNN_ERR_INNER",
+    "561001": "ACLNN_ERR_INNER_INFERSHAPE_ERROR",
+    "561002": "ACLNN_ERR_INNER_TILING_ERROR",
+    "561003": "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+    "561101": "ACLNN_ERR_INNER_CREATE_EXECUTOR",
+    "561102": "ACLNN_ERR_INNER_NOT_TRANS_EXECUTOR",
+    "561103": "ACLNN_ERR_INNER_NULLPTR",
+    "561107": "ACLNN_ERR_INNER_OPP_PATH_NOT_FOUND",
+}
+ACL_BY_NAME = {
+    **{name: code for code, (name, _) in ACL.items()},
+    **{name: code for code, name in OWNED_NAMES.items()},
+}
+
 # HcclResult (hccl_types.h), as torch_npu prints it: "HCCL function error: <call>, error code is N".
 HCCL_SOURCES = (
     "CANN include/hccl/hccl_types.h (HcclResult, with the HCCL API reference's notes)",

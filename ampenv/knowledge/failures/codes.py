@@ -83,6 +83,16 @@ LINK = Class(
     "`hccn_tool -i <id> -link -g` on both nodes",
 )
 ACL_FIXES: dict[str, Class] = {
+    "107002": Class(
+        "visible-devices",
+        "the thread that ran NPU work had no device set: each new thread starts without one "
+        "(transformers' TextIteratorStreamer runs generate() in a thread of its own; a callback "
+        "or a worker thread too)",
+        "call torch.npu.set_device(N) (pyACL: acl.rt.set_context / set_device) at the start of "
+        "every thread that runs NPU work",
+        None,
+        (Source("https://blog.csdn.net/weixin_46398647/article/details/137772338", "report"),),
+    ),
     "148049": Class(
         "cann-env",
         "the CANN environment is not sourced",
@@ -500,7 +510,7 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
 
 def _family(
     component: str,
-    pattern: str,
+    pattern: str | tuple[str, ...],
     meaning: str,
     mode: str,
     hints: tuple[str, ...],
@@ -513,7 +523,7 @@ def _family(
         id=FAMILY_OF[component],
         mode=mode,
         component=component,
-        patterns=(pattern,),
+        patterns=(pattern,) if isinstance(pattern, str) else pattern,
         codes=(),
         meaning=meaning,
         causes=("the class of the code (the table's own rule)",),
@@ -544,15 +554,24 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         owner = owners.get(code)
         return owner or e_code(code, m.group("text"), m.string[m.end() :])
 
+    def by_acl_code_or_name(m: re.Match[str]) -> Optional[Failure]:
+        code = tables.ACL_BY_NAME.get(m.group("code"), m.group("code"))
+        return owners.get(code) or acl(code) if code.isdigit() else None
+
     return (
         _family(
             "acl",
-            CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
-            f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
-            "meaning, and the fix of its class",
+            (
+                CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
+                # its name alone, as onnxruntime's CANN provider prints it ("CANN failure
+                # 100002: ACL_ERROR_REPEAT_INITIALIZE") and C callers log the enum
+                r"(?-i:\b(?P<code>ACL(?:NN)?_ERR(?:OR)?_[A-Z0-9_]{3,60})\b)",
+            ),
+            f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table), by its number "
+            "or its name: its name, its meaning, and the fix of its class",
             "core-exception",
             CODE_HINTS,
-            owned_or(acl),
+            by_acl_code_or_name,
             tables.ACL_SOURCES,
         ),
         _family(

@@ -364,8 +364,9 @@ FAILURES = (
             code("507033"),
             r"Failed to start the device",
             # torch_npu 1.x's device start at init ("Initialize:.../npu_sys_ctrl.cpp:44 NPU
-            # error, error code is 500000")
-            r"npu_sys_ctrl\.cpp:\d{1,6} NPU error, error code is \d{6}",
+            # error, error code is 500000"), not its switch of a thread's device (ExchangeDevice)
+            r"^(?![^\n]{0,400}\bExchangeDevice:)[^\n]{0,400}?npu_sys_ctrl\.cpp:\d{1,6} NPU "
+            r"error, error code is \d{6}",
         ),
         codes=("507033",),
         meaning="the device could not be opened: busy (another process holds its memory), "

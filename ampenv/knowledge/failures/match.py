@@ -607,7 +607,8 @@ class Scanner:
         if failure.decode is None:
             return failure, m
         # an error mark before the code counts, the family's own context included
-        if self.heed_levels and quiet(line, m.end("code"), before):
+        # (before the code: a name such as ACL_ERROR_RT_AICORE_EXCEPTION holds an error word)
+        if self.heed_levels and quiet(line, m.start("code"), before):
             return None
         key = (failure.id, m.group("code"))
         # a code's first line gives its meaning, unless the frame above decides it

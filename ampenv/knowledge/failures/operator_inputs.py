@@ -114,4 +114,49 @@ FAILURES = (
         ),
         hints=("inplace operation",),
     ),
+    Failure(
+        id="device-switched-in-thread",
+        mode="visible-devices",
+        component="torch_npu",
+        # torch_npu's device guard switching the thread's device ("ExchangeDevice:...
+        # npu_sys_ctrl.cpp:56 NPU error, error code is 500000")
+        patterns=(r"\bExchangeDevice:[^\n]{0,300}?error code is \d{6}",),
+        codes=(),
+        meaning="the code switched one thread to another NPU after it had used one: torch_npu "
+        "of this release lets a thread use a single NPU, and switching devices (set_device, "
+        ".to('npu:1'), a model on another device) fails",
+        causes=(
+            "tensors or modules of one thread on two NPUs (npu:0 and npu:1), or set_device "
+            "called again with another id",
+        ),
+        fix="use one NPU per thread: the same device name for every set_device, .to() and "
+        ".npu() in it; run work for another NPU in a thread (or process) of its own",
+        confirm=None,
+        sources=(
+            Source(
+                "https://hiascend.com/document/caselibrary/detail/topic_0000001588958937",
+                "official",
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
+        id="cpu-fallback-cannot-resize",
+        mode="core-exception",
+        component="torch_npu",
+        # after torch_npu's "The operator 'aten::X' is not currently supported on the NPU
+        # backend and will fall back to run on the CPU" (a warning healthy runs print too)
+        # (as the RuntimeError it is: the words alone would make "same " a word of five keys)
+        patterns=(r"Error: _copy_from_and_resize now only support copy with same size",),
+        codes=(),
+        meaning="an operator the NPU does not support ran on the CPU instead (the CPU-fallback "
+        "warning above names it), and its result could not be copied back: the fallback "
+        "copies only into an output of the same size",
+        causes=("calling an operator torch_npu has no NPU kernel for (ERR01007 follows)",),
+        fix="use an operator the NPU supports instead (torch_npu's native or custom APIs), or "
+        "run that call on the CPU yourself: its inputs .cpu(), its result .npu()",
+        confirm=None,
+        sources=(Source(CASES.format("unsupported_op_called.md"), "official"),),
+        hints=("err",),
+    ),
 )
