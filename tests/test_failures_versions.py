@@ -9,8 +9,9 @@ from typing import Callable
 
 import pytest
 
-from ampenv.knowledge.failures import Scanner, explain
+from ampenv.knowledge.failures import Scanner, explain, scan_lines
 from ampenv.knowledge.failures import pasted_versions as pv
+from ampenv.knowledge.failures.match import BATCH_LINES
 from ampenv.knowledge.failures.model import TextFacts
 
 HEADER = "| npu-smi {v}                                   Version: {v}                       |\n"
@@ -50,8 +51,18 @@ def test_a_driver_older_than_every_hdk_paired_with_the_cann_shown_is_named() -> 
         HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1") + "CANN version: 7.0.0\n",
         # "innerversion=" is no version, nor is a "latest" folder
         HEADER.format(v="22.0.4")
-        + "package_name=Ascend-cann-toolkit\ninnerversion=8.2.RC1\n"
-        + "/usr/local/Ascend/ascend-toolkit/latest/lib64\n",
+        + "package_name=Ascend-cann-toolkit\ninnerversion=8.2.RC1\ninner_version=8.2.RC1\n"
+        + "pillow version=9.0.0\n/usr/local/Ascend/ascend-toolkit/latest/lib64\n",
+        # a second release the pairing table does not list still makes two (a red team's)
+        HEADER.format(v="24.1.rc2") + INFO.format(c="8.0.RC2.alpha003") + INFO.format(c="8.2.RC1"),
+        # one between the info file's lines, coloured, typed with a full-width colon, or
+        # ending a sentence: each is a release named
+        HEADER.format(v="24.1.rc2")
+        + "package_name=Ascend-cann-toolkit\n/usr/local/Ascend/ascend-toolkit/8.0.RC1/x\n"
+        + "version=8.2.RC1\n",
+        HEADER.format(v="24.1.rc2") + INFO.format(c="8.2.RC1") + "CANN version: \x1b[32m8.0.RC1\n",
+        HEADER.format(v="24.1.rc2") + INFO.format(c="8.2.RC1") + "CANN version：8.0.RC1\n",
+        HEADER.format(v="24.1.rc2") + INFO.format(c="8.2.RC1") + "on CANN version: 8.0.RC1.\n",
     ],
 )
 def test_a_paired_unknown_or_unclear_pair_stays_silent(text: str) -> None:
@@ -105,3 +116,27 @@ def test_a_reader_that_fails_loses_only_its_own_finding() -> None:
 
 def test_the_header_alone_explains_nothing() -> None:
     assert explain(HEADER.format(v="22.0.4")) == []
+
+
+def test_a_batch_that_more_lines_may_follow_is_not_the_whole_text() -> None:
+    # lines fed in batches: the first batch shows one release, the last another
+    filler = ["step"] * (BATCH_LINES + 10)
+    lines = [*HEADER.format(v="24.1.rc1").splitlines(), "CANN version: 8.2.RC1", *filler]
+    assert {h.id for h in scan_lines([*lines, "CANN version: 8.0.RC1"], "t")} == set()
+    # a text of one batch is judged as a file is
+    assert {h.id for h in scan_lines(lines[:2], "t")} == {"driver-older-than-cann"}
+
+
+def test_a_flood_of_one_header_line_is_read_once_per_text(monkeypatch) -> None:
+    reads = []
+    matches = Scanner._matches
+
+    def counting(self, part, *args, **kwargs):
+        reads.append(part)
+        return matches(self, part, *args, **kwargs)
+
+    monkeypatch.setattr(Scanner, "_matches", counting)
+    text = HEADER.format(v="22.0.4") * 3000 + INFO.format(c="8.2.RC1")
+    assert ids(text, text) == {"driver-older-than-cann"}
+    assert len([r for r in reads if b"npu-smi" in r]) == 2  # once in each of the two texts
+

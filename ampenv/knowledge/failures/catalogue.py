@@ -13,6 +13,7 @@ from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
+from ampenv.knowledge.failures.inference_tools import FAILURES as INFERENCE_TOOLS
 from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
@@ -32,6 +33,7 @@ NAMED: tuple[Failure, ...] = (
     *ACL,
     *AICORE_ANALYSIS,
     *OPERATOR_INPUTS,
+    *INFERENCE_TOOLS,
     *HCCL,
     *HCCL_CHECKS,
     *COMPILER,

@@ -508,6 +508,16 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     )
 
 
+# An ACL code's name right after what says it failed (a word not part of an option's name,
+# then one ":", "=", "]" or "(" at most), or after an ACL call's name and its colon.
+ACL_NAMED = (
+    r"(?:(?<![\w-])(?:failed|failure|error(?: code)?|returned|ret|result)(?:\s?\d{6})?"
+    r"|\bacl\w{2,60}(?:\(\))?)"
+    r"\s{0,2}[:=\](]?\s{0,2}"
+    r"(?-i:(?P<code>ACL(?:NN)?_ERR(?:OR)?_[A-Z0-9_]{3,60}))(?![\w./-]|\s?[=(])"
+)
+
+
 def _family(
     component: str,
     pattern: str | tuple[str, ...],
@@ -563,9 +573,11 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             "acl",
             (
                 CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
-                # its name alone, as onnxruntime's CANN provider prints it ("CANN failure
-                # 100002: ACL_ERROR_REPEAT_INITIALIZE") and C callers log the enum
-                r"(?-i:\b(?P<code>ACL(?:NN)?_ERR(?:OR)?_[A-Z0-9_]{3,60})\b)",
+                # its name, where a failure is said of it: onnxruntime's CANN provider ("CANN
+                # failure 100002: ACL_ERROR_REPEAT_INITIALIZE"), "returned ACL_ERROR_...", an
+                # ACL call's "aclnnAdd: ACLNN_ERR_..."; not a name a program's text holds (a
+                # check that found none, a comparison, an enum, a file or an option's value)
+                ACL_NAMED,
             ),
             f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table), by its number "
             "or its name: its name, its meaning, and the fix of its class",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import below_error
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 SET_ENV = (
@@ -525,6 +526,8 @@ FAILURES = (
             r"Available shared memory size is not enough",
         ),
         codes=("MIE04E120407",),
+        # MindIE logs it at ERROR; a WARNING is a check it passed or retried
+        judge=lambda m: not below_error(m.string, m.start()),
         meaning="the container's /dev/shm is too small for the service: MindIE passes requests "
         "and responses between its processes through shared memory, and Docker gives a "
         "container 64 MB unless told otherwise",
@@ -537,5 +540,35 @@ FAILURES = (
             Source("https://www.hiascend.com/forum/thread-02101179372557937167-1-1.html", "report"),
         ),
         hints=("err",),
+    ),
+    Failure(
+        id="libstdcxx-too-old",
+        mode="cann-env",
+        component="host",
+        # the loader's message for a binary built with a newer C++ runtime than the one it found
+        patterns=(r"version `?'?GLIBCXX_3\.4\.\d{1,2}'? not found \(required by [^)\n]{1,300}\)",),
+        codes=(),
+        meaning="a binary (an extension such as aclruntime, a CANN tool) was built with a newer "
+        "GCC than the libstdc++.so.6 the loader found: that library lacks the GLIBCXX version "
+        "it needs",
+        causes=(
+            "the system's libstdc++ found before a newer one (a conda environment's)",
+            "a wheel built on a newer distribution than this one",
+        ),
+        fix="give the loader a libstdc++ that has it: `strings <libstdc++.so.6> | grep "
+        "GLIBCXX_3.4` lists what one offers; in conda, `conda install -c conda-forge "
+        "libstdcxx-ng` and put $CONDA_PREFIX/lib first on LD_LIBRARY_PATH (or LD_PRELOAD it); "
+        "else build the extension on this system",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend ait docs/benchmark/FAQ.md, as mirrored in mjlovesz/sync-ait (item 1, "
+                "GLIBCXX_3.4.29 not found)",
+                "official",
+            ),
+        ),
+        # a binary's loader prints it with no error word: "not found" (searched for with the
+        # other keys that hold "not ", no pass of its own)
+        hints=("not found",),
     ),
 )

@@ -59,7 +59,10 @@ _PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
-_ESCAPED = re.compile(r"\\(?:(['\"/])|u([0-9a-fA-F]{4}))")
+# Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
+# and the charset selections tput writes ("\x1b(B", "\x1b)0")
+ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
+_ESCAPED = re.compile(r"\\(?:(['\"/t])|u([0-9a-fA-F]{4}))")  # \t: a traceback's indent
 # (an identifier or a file name is no mark: GE's "[INFO] ... [error_manager.cc:512]
 # ParseJsonFile:add error_code EI0002 success" lists the codes it knows)
 ERROR_MARK = re.compile(
@@ -225,7 +228,7 @@ def below_error(line: str, at: int) -> bool:
 
 def _unescaped(m: re.Match[str]) -> str:
     if m.group(1):
-        return m.group(1)
+        return "\t" if m.group(1) == "t" else m.group(1)
     point = int(m.group(2), 16)
     return m.group(0) if 0xD800 <= point <= 0xDFFF else chr(point)  # a surrogate stays escaped
 

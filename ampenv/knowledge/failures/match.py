@@ -21,6 +21,7 @@ from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.lines import (
+    ANSI,
     EXCERPT,
     WINDOW,
     continued,
@@ -37,9 +38,6 @@ from ampenv.knowledge.failures.lines import (
 )
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure, TextFacts
 
-# Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
-# and the charset selections tput writes ("\x1b(B", "\x1b)0")
-ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
 # A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
 # it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
 # launcher relaying a traceback as one string).
@@ -203,27 +201,27 @@ class Scanner:
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
     _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
-    # short lines read (with the frame above where it is read), and what they gave: a flood
-    # of one line is read once
-    _seen: dict[tuple[bytes, frozenset[bytes], str], tuple[tuple[Failure, str, str, str], ...]] = (
-        field(default_factory=dict)
-    )
+    # short lines read (with the frame above where it is read) in a text, and what they gave:
+    # a flood of one line is read once per text (what a line gives may depend on its text: the
+    # frameworks it names, the versions it shows)
+    _seen: dict[
+        tuple[bytes, frozenset[bytes], str, int], tuple[tuple[Failure, str, str, str], ...]
+    ] = field(default_factory=dict)
     _framed: frozenset[bytes] = frozenset()  # the passes of entries that read the frame above
     undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
     _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
-    # The text being read (a file's whole text; a batch of lines fed one by one) and its name,
-    # the frameworks (their spellings) it names, and whether the part just read asked: a
-    # reading that depends on its text is not remembered with the part.
+    # The text being read (a file's whole text; a batch of lines fed one by one, partial when
+    # more batches may follow) and its name, and the frameworks (their spellings) it names.
     _text: bytes = b""
+    _partial: bool = False
     _name: str = ""
     _named: set[tuple[str, tuple[bytes, ...]]] = field(default_factory=set)
     # each text (a batch: its number) is searched for a name once, named or not
     _texts: int = 0
     _looked: set[tuple[int, tuple[bytes, ...]]] = field(default_factory=set)
-    _asked: bool = False
     _facts: dict[int, Any] = field(default_factory=dict)  # an entry's TextFacts of this text
 
     def __post_init__(self) -> None:
@@ -430,14 +428,14 @@ class Scanner:
         frame = "" if passes.isdisjoint(self._framed) else frame_above(data, line_at(data, end)[0])
         remember = remember and len(frame) <= SEEN_LINE
         for part in parts:
-            matches = self._seen.get((part, passes, frame)) if remember else None
+            key = (part, passes, frame, self._texts)
+            matches = self._seen.get(key) if remember else None
             if matches is None:
-                self._asked = False
                 matches = self._matches(part, hints, data, end, before, frame)
-                if remember and len(part) <= SEEN_LINE and not self._asked:
+                if remember and len(part) <= SEEN_LINE:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()
-                    self._seen[(part, passes, frame)] = matches
+                    self._seen[key] = matches
             # a family finding without a code adds nothing to a part a finding explains
             here: set[str] = set()
             for failure, match, excerpt, _ in matches:
@@ -513,7 +511,6 @@ class Scanner:
         spellings = gate(rule_id)
         if not spellings:
             return True
-        self._asked = True
         key, looked = (self._name, spellings), (self._texts, spellings)
         if key not in self._named and looked not in self._looked:
             self._looked.add(looked)
@@ -521,9 +518,11 @@ class Scanner:
                 self._named.add(key)
         return key in self._named
 
-    def _read(self, data: bytes, name: str) -> None:
-        """``data`` is the text (or the batch of it) now read, named ``name``."""
+    def _read(self, data: bytes, name: str, partial: bool = False) -> None:
+        """``data`` is the text (or the batch of it: ``partial``, more may follow) now read,
+        named ``name``."""
         self._text, self._name, self._texts = data, name, self._texts + 1
+        self._partial = partial
         self._looked.clear()
         self._facts.clear()
 
@@ -581,7 +580,7 @@ class Scanner:
             text = "".join(line if line.endswith("\n") else line + "\n" for line in batch)
             data = text.encode("utf-8", "surrogatepass")
             # a framework named in an earlier batch stays named (_named)
-            self._read(data, name)
+            self._read(data, name, partial=not whole)
             self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
             first += len(batch)
 
@@ -600,7 +599,6 @@ class Scanner:
             return None
         context = failure.context
         if context is not None:
-            self._asked = True  # the text decided: the line's reading is not the line's alone
             facts = self._text_facts(context)
             if not _judged(lambda m: context.judge(m, facts), m):
                 return None
@@ -625,7 +623,10 @@ class Scanner:
 
     def _text_facts(self, context: TextFacts) -> Any:
         """What ``context`` reads in the text being read: once per text, however many of its
-        lines ask (a reader that fails reads nothing: None)."""
+        lines ask (a reader that fails reads nothing: None; so does a batch of lines that more
+        may follow, which is not the whole text)."""
+        if self._partial:
+            return None
         if id(context) not in self._facts:
             try:
                 self._facts[id(context)] = context.read(self._text)

@@ -24,6 +24,8 @@ FAILURES = (
             r"Expected all tensors to be on the same device",
             # torch_npu's own wording (ERR01002 follows it)
             r"Expected NPU tensor, please check whether the input tensor device is correct",
+            # op-plugin's assert in an aclnn operator's adapter (ERR00001 follows it)
+            r"Error: [^\n]{0,300}?DeviceType must be NPU\. Actual DeviceType is: ?cpu",
         ),
         codes=(),
         meaning="an operator was called with tensors on different devices (a CPU tensor beside "
@@ -35,8 +37,46 @@ FAILURES = (
         fix="move every input of that call to the same device: `.to(device)` / `.npu()` on "
         "the tensor the traceback's line builds on the CPU (create it with device=...)",
         confirm=None,
-        sources=(Source(CASES.format("failed_verify_op_parameters.md"), "official"),),
+        sources=(
+            Source(CASES.format("failed_verify_op_parameters.md"), "official"),
+            Source(
+                "the-seeds/LLaMA-Factory-Doc docs/source/advanced/npu.rst"
+                "@4a99c42ba8feb4ae61ef8bdc563c934dba81eb82 (DeviceType must be NPU)",
+                "maintainer",
+            ),
+        ),
         hints=("error",),
+    ),
+    Failure(
+        id="npu-op-on-cpu-tensors",
+        mode="core-exception",
+        component="torch_npu",
+        # PyTorch's dispatcher: an operator of torch_npu's own namespace given CPU tensors only
+        # (as the NotImplementedError it is: the words alone would be a scan's pass of their own)
+        patterns=(
+            r"Error: Could not run '(?:npu|torch_npu)::\w{1,80}' with arguments from the 'CPU' "
+            r"backend",
+        ),
+        codes=(),
+        meaning="an operator only torch_npu implements (npu::...) was called with CPU tensors: "
+        "it has a kernel for the NPU and none for the CPU",
+        causes=(
+            "the tensors not moved to the NPU before the call (a model or buffer still on the CPU)",
+            "a framework calling it on the CPU on purpose (DeepSpeed's ZeRO unflattening CPU "
+            "copies: a torch_npu bug, fixed in later releases)",
+        ),
+        fix="move the tensors to the NPU before the call (`.npu()`, or build them with "
+        "device='npu'); where a framework does it, upgrade torch_npu (Ascend/pytorch PR 6484 "
+        "fixed npu_format_cast on CPU tensors)",
+        confirm=None,
+        sources=(
+            Source(
+                "wangshuai09/Notebook QA/Error.md@1dde65b641956f59535106ab12f2e63d8ccfde94 "
+                "(npu::npu_format_cast from the 'CPU' backend)",
+                "report",
+            ),
+        ),
+        hints=("err",),
     ),
     Failure(
         id="tensor-not-contiguous",
@@ -120,7 +160,7 @@ FAILURES = (
         component="torch_npu",
         # torch_npu's device guard switching the thread's device ("ExchangeDevice:...
         # npu_sys_ctrl.cpp:56 NPU error, error code is 500000")
-        patterns=(r"\bExchangeDevice:[^\n]{0,300}?error code is \d{6}",),
+        patterns=(r"\bExchangeDevice:[^\n]{0,300}?error code is 500000\b",),
         codes=(),
         meaning="the code switched one thread to another NPU after it had used one: torch_npu "
         "of this release lets a thread use a single NPU, and switching devices (set_device, "

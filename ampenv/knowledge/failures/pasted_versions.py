@@ -6,37 +6,67 @@ its runtime calls. Issue templates ask for both; the error itself may say nothin
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 from ampenv.knowledge import hdk
+from ampenv.knowledge.failures.lines import ANSI
 from ampenv.knowledge.failures.model import Failure, Source, TextFacts
 from ampenv.probe.driver import driver_key
 
-# The ways a text names the CANN release installed: ascend_toolkit_install.info (which
-# vllm-ascend's collect_env prints too), the installer's file name, a path holding the
-# release's own folder (not "latest"), and a "CANN version:" line.
-_CANN = re.compile(
-    # (its next line's "version=", not "innerversion="; "\\nversion=" where escaped)
-    rb"package_name=Ascend-cann-toolkit\b.{0,300}?(?:(?<![a-z])|(?<=\\n))version="
-    rb"(?P<a>[\w.-]{3,40})"
-    rb"|Ascend-cann-toolkit_(?P<b>[\w.-]{3,40}?)_linux"
-    rb"|/ascend-toolkit/(?P<c>\d{1,2}\.\d\.(?:RC\d{1,2}|\d{1,2})[\w.-]{0,20})/"
-    rb"|\bCANN[ _-]?version\s{0,3}[:=]\s{0,3}(?P<d>\d{1,2}\.\d\.[\w.-]{1,30})",
-    re.IGNORECASE | re.DOTALL,
+# Where a text names the CANN release installed, found by a literal search each (the window
+# after it is read; a regex spanning lines made a flood of one of them quadratic):
+# ascend_toolkit_install.info (vllm-ascend's collect_env prints it too), the installer's file
+# name, a path holding the release's own folder (not "latest"), a "CANN version:" line.
+_ANCHOR = re.compile(
+    rb"package_name=Ascend-cann-toolkit|Ascend-cann-toolkit_|/ascend-toolkit/"
+    rb"|[Cc][Aa][Nn][Nn][ _-]?[Vv][Ee][Rr][Ss][Ii][Oo][Nn]"
 )
+_BREAK = re.compile(rb"\r\n|\n|\r|\\r\\n|\\n|\\r")  # a line's end, as written or escaped
+# the info file's next lines: "version=" first on its line, or after a record's punctuation (a
+# JSON logger's "msg": "), never inside a word or a sentence ("innerversion=", "pillow version=")
+_INFO_VERSION = re.compile(rb"(?:[ \t]{0,8}|[^\n]{0,80}?(?<![\w\s-]))version=([\w.-]{3,40})")
+_INSTALLER = re.compile(rb"([\w.-]{3,40}?)_linux")
+_FOLDER = re.compile(rb"(\d{1,2}\.\d\.(?:RC\d{1,2}|\d{1,2})[\w.-]{0,20})/", re.IGNORECASE)
+# "CANN version: 8.2.RC1", "=" or a full-width "："
+_STATED = re.compile(rb"\s{0,3}(?::|=|\xef\xbc\x9a)\s{0,3}(\d{1,2}\.\d\.[\w.-]{1,30})")
+MAX_ANCHORS = 1 << 16  # a text naming the toolkit more often than this is not judged
+
+
+def _release(anchor: bytes, after: bytes) -> Optional[bytes]:
+    """The release the text names right after ``anchor`` (``after``: the bytes that follow)."""
+    after = ANSI.sub(b"", after)
+    if anchor.startswith(b"package_name"):
+        lines = _BREAK.split(after, maxsplit=3)[1:4]
+        found = (_INFO_VERSION.match(line) for line in lines)
+        m = next((f for f in found if f), None)
+    elif anchor.endswith(b"_"):
+        m = _INSTALLER.match(after)
+    elif anchor.startswith(b"/"):
+        m = _FOLDER.match(after)
+    else:
+        m = _STATED.match(after)
+    return m.group(1) if m else None
 
 
 def cann_releases(text: bytes) -> frozenset[str]:
-    """The CANN releases of the pairing table a text names (several: not one installation)."""
-    named = {
-        (m.group("a") or m.group("b") or m.group("c") or m.group("d")).decode().lower()
-        for m in _CANN.finditer(text)
-    }
-    return frozenset(p.cann for v in named if (p := hdk.paired(v)) is not None)
+    """The CANN releases a text names, every one it names (two at most: then it names several,
+    and no one installation is known); two placeholders where it names the toolkit too often
+    to read."""
+    named: set[str] = set()
+    for count, m in enumerate(_ANCHOR.finditer(text)):
+        if count == MAX_ANCHORS:
+            return frozenset({"?", "??"})
+        release = _release(m.group(0), text[m.end() : m.end() + 300])
+        if release:
+            named.add(release.decode("ascii", "replace").lower().rstrip(".-"))
+            if len(named) > 1:
+                break
+    return frozenset(named)
 
 
 def _older_than_its_cann(m: re.Match[str], releases: frozenset[str]) -> bool:
     """The driver npu-smi shows is older than every HDK paired with the one CANN release the
-    text names (none or several named: not judged)."""
+    text names (none or several named, or one the pairing table does not list: not judged)."""
     if len(releases) != 1:
         return False
     pairing = hdk.paired(next(iter(releases)))

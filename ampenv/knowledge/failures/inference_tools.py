@@ -1,0 +1,115 @@
+"""What MindSpore (and MindSpore Lite, its converter) and the MindX SDK report about a chip, a
+model or a plugin they cannot serve: their own words for failures the runtime's codes do not
+name (an inference card MindSpore's training mode does not run on, a converter config that
+names another input, an mxVision plugin GStreamer cannot find)."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import CLASS, Failure, Source
+
+MINDOCR_FAQ = (
+    "mindspore-lab/mindocr docs/zh/tutorials/frequently_asked_questions.md"
+    "@358b40b2eb2e0d59025b888f54af7a77a289d70f ({})"
+)
+MXVISION_GUIDE = (
+    "Ascend/mindsdk-referenceapps docs/quickStart/4-4模型Tensor数据处理&自定义模型后处理.md"
+    "@0b3eb333239dd503ec0e8176384e7bd157ae0b02 (5.2, plugin not found)"
+)
+
+FAILURES = (
+    Failure(
+        id="mindspore-no-op-info-for-chip",
+        mode="cann-pairing",
+        component="MindSpore",
+        patterns=(r"Load op info (?:json|form json config) failed, version: ?Ascend\w{0,20}",),
+        codes=(),
+        meaning="MindSpore has no operator information for this chip (the version it names): "
+        "its graph compile, and so export.py, does not run on it (an Atlas 310I, 'Ascend310')",
+        causes=("exporting or running a MindSpore graph on an inference chip it does not support",),
+        fix="export the model on a chip MindSpore supports (an Atlas 310P / 300I Pro, or a "
+        "910), then run the exported model here with MindSpore Lite or ACL",
+        confirm=None,
+        sources=(Source(MINDOCR_FAQ.format("Q7, Ascend310 export"), "maintainer"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="mindspore-device-address-cpu-on-ascend",
+        mode="cann-pairing",
+        component="MindSpore",
+        # (from the RuntimeError: the words alone would be a scan's pass of their own)
+        patterns=(
+            r"Error: The device address type is wrong: type name in address: ?CPU, type name "
+            r"in context: ?Ascend",
+        ),
+        codes=(),
+        meaning="MindSpore kept a tensor in host memory while its context runs on Ascend: on an "
+        "Atlas 310 / 310P (inference cards) MindSpore's Ascend mode may not support the "
+        "computation",
+        causes=(
+            "MindSpore's Ascend (training) mode on an inference card",
+            "a MindSpore build that does not match the chip or the CANN release",
+        ),
+        fix="check that MindSpore, CANN and the chip are a supported set (its install page); on "
+        "a 310 / 310P run MindSpore on the CPU (device_target='CPU') and infer on the NPU with "
+        "MindSpore Lite",
+        confirm="cann.toolkit",
+        sources=(Source(MINDOCR_FAQ.format("Q6"), "maintainer"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="converter-input-name-mismatch",
+        mode="compile-cache",
+        component="MindSpore Lite",
+        patterns=(r"Failed to find input (?P<name>\S{1,80}) in input_shape",),
+        codes=(),
+        meaning="converter_lite's config gives a shape for an input the model does not have: "
+        "[ascend_context] input_shape names another input than the model's",
+        causes=("the config written for another export of the model (args0 against x)",),
+        fix="in the converter's config, name the model's own input in input_shape "
+        "(input_shape=<the input this line names>:<dims>), then convert again",
+        confirm=None,
+        sources=(Source(MINDOCR_FAQ.format("Q7, converter_lite"), "maintainer"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="lite-acl-open-device-failed",
+        mode="cann-env",
+        component="MindSpore Lite",
+        patterns=(r"Acl open device \d{1,3} failed",),
+        codes=(),
+        meaning="MindSpore Lite could not open the NPU through ACL: most often the CANN "
+        "environment is not set in this shell (its libraries, OPP and AI CPU paths)",
+        causes=(
+            "the CANN environment not sourced (LD_LIBRARY_PATH, ASCEND_OPP_PATH, "
+            "ASCEND_AICPU_PATH unset)",
+            "the device held by another process, or not passed into the container",
+        ),
+        fix="source /usr/local/Ascend/ascend-toolkit/set_env.sh (MindOCR's FAQ sets the "
+        "acllib, OPP and AI CPU paths by hand), then `npu-smi info` for who holds the device",
+        confirm="cann.toolkit",
+        sources=(Source(MINDOCR_FAQ.format("Q4, acl open device 0 failed"), "maintainer"),),
+        hints=("fail",),
+        rank=CLASS,
+    ),
+    Failure(
+        id="mxvision-plugin-not-found",
+        mode="cann-env",
+        component="MindX SDK",
+        # mxVision's stream manager (Code = 6014, "element invalid factory")
+        patterns=(r"can not find the element factory: ?\w{1,80}",),
+        codes=(),
+        meaning="mxVision (MindX SDK) found no plugin of the name a pipeline gives: GStreamer "
+        "did not register it",
+        causes=(
+            "the plugin's .so not in the SDK's plugin folder",
+            "GStreamer's registry cache older than the plugin",
+            "a library the plugin needs (libpython3.x) that cannot be loaded",
+        ),
+        fix="copy the plugin's .so into ${MX_SDK_HOME}/lib/plugins/, delete GStreamer's "
+        "registry cache (rm ~/.cache/gstreamer-1.0/registry.*.bin), make the libraries it "
+        "needs loadable (LD_LIBRARY_PATH), then run again",
+        confirm=None,
+        sources=(Source(MXVISION_GUIDE, "official"),),
+        hints=("err",),  # (its message is a key of its own: found where no error word stands)
+    ),
+)
