@@ -101,10 +101,18 @@ def _runs(seq: list) -> Iterator[tuple[str, object, object]]:
 
 
 def required_text(pattern: str) -> str:
-    """The longest run of plain characters every match of ``pattern`` holds (lowercase): a line
-    without it cannot match, so the regex is not run there. "" where the pattern has none."""
-    tree = _tree(pattern)
-    return max((text for text, _, _ in _runs(tree or [])), key=len, default="")
+    """The longest run of plain characters every match of ``pattern`` holds (lowercase), in its
+    sequence or in a group of it (a code's name, "(?P<code>ACL...)"): a line without it cannot
+    match, so the regex is not run there. "" where the pattern has none."""
+    group = _parser().SUBPATTERN
+
+    def runs(seq: list) -> Iterator[str]:
+        for text, op, arg in _runs(seq):
+            yield text
+            if op is group:
+                yield from runs(arg[-1])  # type: ignore[index]
+
+    return max(runs(_tree(pattern) or []), key=len, default="")
 
 
 def holds_one(pattern: str, words: tuple[str, ...]) -> bool:
