@@ -589,4 +589,47 @@ FAILURES = (
         ),
         hints=("no space left",),
     ),
+    Failure(
+        id="amct-calibration-data-mismatch",
+        mode="compile-cache",
+        component="AMCT",
+        # ATC's quantization (AMCT) running the calibration set through the model
+        patterns=(r"input image size\[\d{1,12}\] is not equal to model input size\[\d{1,12}\]",),
+        codes=(),
+        meaning="quantizing a model in ATC, the calibration data does not fit the model's "
+        "input: its size (shape or dtype) differs",
+        causes=("calibration files of another shape or dtype than the model's input",),
+        fix="make the calibration data match the model's input (its shape and dtype; the "
+        "input_shape of the quantization config), then convert again",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/ge docs/zh/user_guides/atc_tools/FAQ/calibration_data_mismatch.md"
+                "@863e0e9ab951f697c5095b615b258ca5c02f821b",
+                "official",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own)
+    ),
+    Failure(
+        id="amct-layer-not-quantizable",
+        mode="compile-cache",
+        component="AMCT",
+        patterns=(r"\brun WeightFakeQuantArq failed\b", r"\barq weight fake quant failed\b"),
+        codes=(),
+        meaning="quantizing a model in ATC, a layer's weights could not be quantized (ARQ: "
+        "their scale is out of range): the layer the line names does not take quantization",
+        causes=("a layer whose weights ARQ cannot quantize (a scale above 1/FLT_EPSILON)",),
+        fix="leave that layer out of quantization: list it in skip_layers of the quantization "
+        "config (passed with config_file), then convert again",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/ge docs/zh/user_guides/atc_tools/FAQ/unsupported_quantization_layers.md"
+                "@863e0e9ab951f697c5095b615b258ca5c02f821b",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )

@@ -186,4 +186,80 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="hccl-device-ip-not-set",
+        mode="hccl",
+        component="hccl",
+        patterns=(r"'device_ip' is not set correctly,\s?must be set when multi Server",),
+        codes=(),
+        meaning="HCCL needs each device's NIC address (device_ip) for a job across servers "
+        "(or with HCCL_INTRA_ROCE_ENABLE) and found none: the rank table has none, and in a "
+        "container /etc/hccn.conf, where it reads them, is not there",
+        causes=(
+            "a container without the host's /etc/hccn.conf (CANN releases before HCCL asked "
+            "hccn_tool itself)",
+            "/etc/hccn.conf without the device's address",
+        ),
+        fix="mount the host's /etc/hccn.conf into the container (-v /etc/hccn.conf:/etc/"
+        "hccn.conf:ro), or add the device's address to it (`hccn_tool -i <id> -ip -g` shows "
+        "it), or put device_ip in the rank table; a newer CANN reads the address itself",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "cann/hixl wiki, HIXL troubleshooting handbook (2, error 2), citing "
+                "https://gitcode.com/cann/hixl/issues/113",
+                "maintainer",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own)
+    ),
+    Failure(
+        id="hccl-super-device-id-missing",
+        mode="hccl",
+        component="hccp",
+        # the driver asked for the peer's HCCS address by an unset super_device_id
+        patterns=(r"get_vnic_ip_by_sdid fail! sdid:\s?0xffffffff",),
+        codes=(),
+        meaning="a link over HCCS (between the devices of an A3 super node) needs each device's "
+        "super_device_id, and the rank table gave none (0xffffffff): the link is never set "
+        "up and the ranks time out waiting for it",
+        causes=("a rank table of version 1.0, without super_device_id, on an A3 super node",),
+        fix="use a version 1.2 rank table with super_device_id (and super_pod_id) for every "
+        "device: `npu-smi info -t spod-info -i <id> -c <chip>` shows a device's SDID",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "cann/hixl wiki, HIXL troubleshooting handbook (1, scenario 4), citing "
+                "https://gitcode.com/cann/hixl/issues/105",
+                "maintainer",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="rdma-memory-register-failed",
+        mode="hccl",
+        component="hccp",
+        patterns=(r"\bra reg (?:global )?mr fail\b",),
+        codes=(),
+        meaning="registering memory with the device's RoCE NIC failed (for a link, a KV-cache "
+        "transfer, a one-sided copy): the range given goes past the memory allocated, or the "
+        "memory is of a kind the NIC cannot register",
+        causes=(
+            "a registered size larger than the allocation (rounded up past its end)",
+            "host memory mapped with MallocPhysical registered for RoCE",
+        ),
+        fix="register no more than was allocated (align the size down inside the allocation) "
+        "and only memory the NIC can register (device memory); the line names the address "
+        "and size",
+        confirm=None,
+        sources=(
+            Source(
+                "cann/hixl wiki, HIXL troubleshooting handbook (2, error 1, scenario 2), citing "
+                "https://gitcode.com/cann/hixl/issues/26",
+                "maintainer",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )

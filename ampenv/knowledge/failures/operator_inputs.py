@@ -199,4 +199,54 @@ FAILURES = (
         sources=(Source(CASES.format("unsupported_op_called.md"), "official"),),
         hints=("err",),
     ),
+    Failure(
+        id="single-op-output-size-mismatch",
+        mode="core-exception",
+        component="GE",
+        # GE's check of a single operator's arguments (145000, ACL_ERROR_GE_PARAM_INVALID)
+        patterns=(
+            r"Output Size mismatch\. index = \d{1,4}, model expect\s{0,4}\d{1,20}, but given",
+        ),
+        codes=(),
+        meaning="a single operator (aclopExecute, a single-op model) was given an output buffer "
+        "of another size than its compile inferred for that output",
+        causes=(
+            "the output buffer allocated for another shape (a dynamic-shape operator's output "
+            "sized before its shape was known)",
+        ),
+        fix="allocate the output at the size the line names (the compile's inferred size; for "
+        "a dynamic shape, from the output's shape), then run it again",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/dynamic_shape_input_model_mismatch.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f (scenario 2)",
+                "official",
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
+        id="jpegd-format-unsupported",
+        mode="core-exception",
+        component="DVPP",
+        # DVPP's JPEG decoder on an image it does not decode
+        patterns=(r"do not support (?:progressive mode|arithmetic code)",),
+        codes=(),
+        meaning="DVPP's JPEG decoder (JPEGD) was given a JPEG it does not decode: it takes "
+        "baseline Huffman-coded JPEGs in YUV 444, 422, 420 or 400 only, not progressive or "
+        "arithmetic-coded ones (nor JPEG 2000)",
+        causes=("a progressive or arithmetic-coded JPEG in the input",),
+        fix="decode such images on the CPU (libjpeg-turbo, OpenCV, PIL) or re-encode them as "
+        "baseline Huffman JPEGs before DVPP",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/docs docs/zh/troubleshooting/jpegd_decode_failed.md"
+                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
+                "official",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own: DVPP prints it bare)
+    ),
 )
