@@ -31,12 +31,9 @@ def test_a_driver_older_than_every_hdk_paired_with_the_cann_shown_is_named() -> 
     assert ids(INFO.format(c="8.2.RC1") + HEADER.format(v="24.1.rc2")) == {
         "driver-older-than-cann"
     }
-    for named in (
-        "./Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run --install\n",
-        "/usr/local/Ascend/ascend-toolkit/8.2.RC1/lib64/libascendcl.so\n",
-        "CANN version: 8.2.RC1\n",
-    ):
-        assert ids(HEADER.format(v="23.0.6") + named) == {"driver-older-than-cann"}, named
+    # a path into the release's own folder shows it installed too
+    named = "/usr/local/Ascend/ascend-toolkit/8.2.RC1/lib64/libascendcl.so\n"
+    assert ids(HEADER.format(v="23.0.6") + named) == {"driver-older-than-cann"}
 
 
 @pytest.mark.parametrize(
@@ -48,21 +45,24 @@ def test_a_driver_older_than_every_hdk_paired_with_the_cann_shown_is_named() -> 
         HEADER.format(v="22.0.4"),  # no CANN shown
         HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1.alpha003"),  # not in the table
         # two releases named: which one runs is not known
-        HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1") + "CANN version: 7.0.0\n",
+        HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1") + "/x/ascend-toolkit/7.0.0/lib64\n",
         # "innerversion=" is no version, nor is a "latest" folder
         HEADER.format(v="22.0.4")
         + "package_name=Ascend-cann-toolkit\ninnerversion=8.2.RC1\ninner_version=8.2.RC1\n"
         + "pillow version=9.0.0\n/usr/local/Ascend/ascend-toolkit/latest/lib64\n",
         # a second release the pairing table does not list still makes two (a red team's)
         HEADER.format(v="24.1.rc2") + INFO.format(c="8.0.RC2.alpha003") + INFO.format(c="8.2.RC1"),
-        # one between the info file's lines, coloured, typed with a full-width colon, or
-        # ending a sentence: each is a release named
+        # one between the info file's lines, or coloured: each is a release shown
         HEADER.format(v="24.1.rc2")
         + "package_name=Ascend-cann-toolkit\n/usr/local/Ascend/ascend-toolkit/8.0.RC1/x\n"
         + "version=8.2.RC1\n",
-        HEADER.format(v="24.1.rc2") + INFO.format(c="8.2.RC1") + "CANN version: \x1b[32m8.0.RC1\n",
-        HEADER.format(v="24.1.rc2") + INFO.format(c="8.2.RC1") + "CANN version：8.0.RC1\n",
-        HEADER.format(v="24.1.rc2") + INFO.format(c="8.2.RC1") + "on CANN version: 8.0.RC1.\n",
+        HEADER.format(v="24.1.rc2")
+        + "package_name=Ascend-cann-toolkit\n\x1b[32mversion=8.2.RC1\x1b[0m\n"
+        + "/usr/local/Ascend/ascend-toolkit/8.0.RC1/lib64\n",
+        # a release spoken of is not one installed: notes, a download, a recommendation
+        HEADER.format(v="23.0.rc3")
+        + "Note: CANN version: 8.2.RC1 requires driver 25.0.rc1 or later.\n"
+        + "To upgrade, download Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run\n",
     ],
 )
 def test_a_paired_unknown_or_unclear_pair_stays_silent(text: str) -> None:
@@ -121,8 +121,9 @@ def test_the_header_alone_explains_nothing() -> None:
 def test_a_batch_that_more_lines_may_follow_is_not_the_whole_text() -> None:
     # lines fed in batches: the first batch shows one release, the last another
     filler = ["step"] * (BATCH_LINES + 10)
-    lines = [*HEADER.format(v="24.1.rc1").splitlines(), "CANN version: 8.2.RC1", *filler]
-    assert {h.id for h in scan_lines([*lines, "CANN version: 8.0.RC1"], "t")} == set()
+    folder = "/usr/local/Ascend/ascend-toolkit/{}/lib64"
+    lines = [*HEADER.format(v="24.1.rc1").splitlines(), folder.format("8.2.RC1"), *filler]
+    assert {h.id for h in scan_lines([*lines, folder.format("8.0.RC1")], "t")} == set()
     # a text of one batch is judged as a file is
     assert {h.id for h in scan_lines(lines[:2], "t")} == {"driver-older-than-cann"}
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures import codes, faultdiag, plog
+from ampenv.knowledge.failures import code_tables, codes, faultdiag, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
@@ -40,7 +40,8 @@ def _norm(code: str) -> str:
 
 def explain(query: str) -> list[Failure]:
     """The failures a query names: a failure id, an error code ("EI0006", "507035", "-8020",
-    "0x25"), or pasted log text (one or more lines), most specific first."""
+    "0x25", "ACL_ERROR_RT_AICORE_EXCEPTION"), or pasted log text (one or more lines), most
+    specific first."""
     q = query.strip()
     if q in BY_ID:
         return [BY_ID[q]]
@@ -50,6 +51,10 @@ def explain(query: str) -> list[Failure]:
         return [decoded]
     if _CODE.match(q):
         return _by_code(q)
+    # an ACL code by its name (ACL_ERROR_RT_AICORE_EXCEPTION): a log is read by the number
+    # printed with it, the name alone being in too much that is no failure (code, docs, tests)
+    if q in code_tables.ACL_BY_NAME:
+        return _by_code(code_tables.ACL_BY_NAME[q])
     # a pasted line is asked about: a logger's INFO mark on it does not make its code a mention
     found = [hit.failure for hit in scan_lines(q.split("\n"), "query", heed_levels=False)]
     if found:

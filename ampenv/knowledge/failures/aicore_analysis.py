@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import Failure, Source
 
+HICANN = "hicann/docs docs/zh/troubleshooting/{}"
 TROUBLESHOOTING = (
     "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/developmentguide/"
     "maintenref/troubleshooting/{}.html (CANN 8.0.0 troubleshooting)"
@@ -51,6 +52,9 @@ FAILURES = (
         patterns=(
             r"The args of op is di\w{1,4}rent before and after ex\w{0,2}cute, args may be "
             r"overwrit\w{0,3} by other op",
+            # its root-cause conclusion in the report's words
+            r"If the arguments are inconsistent before and after operator execution, memory "
+            r"access may be out of bounds",
         ),
         codes=(),
         meaning="msaicerr compared the failing kernel's arguments before and after it ran: they "
@@ -65,7 +69,44 @@ FAILURES = (
         "--op_debug_config with oom, or the framework's graph option for it), rerun, collect "
         "with asys and report the operator it names",
         confirm=None,
-        sources=(Source(TROUBLESHOOTING.format("troubleshooting_0017"), "official"),),
+        sources=(
+            Source(TROUBLESHOOTING.format("troubleshooting_0017"), "official"),
+            Source(
+                HICANN.format(
+                    "operator_input_args_inconsistent.md@80afc5e236fbcff31e1f90e91c7213c8a3080eb0"
+                ),
+                "official",
+            ),
+        ),
         hints=("overwrit",),
+    ),
+    Failure(
+        id="msaicerr-io-address-abnormal",
+        mode="core-exception",
+        component="aicore",
+        # msaicerr's conclusion when an input or output address is outside every allocation
+        patterns=(r"The input/output memory address of the operator is abnormal",),
+        codes=(),
+        meaning="msaicerr found an input or output address of the failing kernel outside the "
+        "device memory the process allocated (its report lists each: 'input[N] is out of "
+        "range'): the kernel was given a bad address",
+        causes=(
+            "the application's own buffers (an offline model's inputs and outputs, a single "
+            "operator's): freed, never allocated, or host memory",
+            "else the framework allocating a wrong address",
+        ),
+        fix="for an offline model or a single operator, check the device buffers the "
+        "application allocated for it (their sizes and lifetime; no host pointers); else "
+        "collect with asys and report the msaicerr output to the framework's owners",
+        confirm=None,
+        sources=(
+            Source(
+                HICANN.format(
+                    "operator_io_address_abnormal.md@96217e9acd4da744a739b8f94b020fbe0cc7fcca"
+                ),
+                "official",
+            ),
+        ),
+        hints=("abnormal",),
     ),
 )

@@ -15,6 +15,7 @@ from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
 from ampenv.knowledge.failures.inference_tools import FAILURES as INFERENCE_TOOLS
 from ampenv.knowledge.failures.installs import families as installs
+from ampenv.knowledge.failures.media import FAILURES as MEDIA
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
@@ -34,6 +35,7 @@ NAMED: tuple[Failure, ...] = (
     *AICORE_ANALYSIS,
     *OPERATOR_INPUTS,
     *INFERENCE_TOOLS,
+    *MEDIA,
     *HCCL,
     *HCCL_CHECKS,
     *COMPILER,

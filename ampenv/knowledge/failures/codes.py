@@ -508,19 +508,9 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     )
 
 
-# An ACL code's name right after what says it failed (a word not part of an option's name,
-# then one ":", "=", "]" or "(" at most), or after an ACL call's name and its colon.
-ACL_NAMED = (
-    r"(?:(?<![\w-])(?:failed|failure|error(?: code)?|returned|ret|result)(?:\s?\d{6})?"
-    r"|\bacl\w{2,60}(?:\(\))?)"
-    r"\s{0,2}[:=\](]?\s{0,2}"
-    r"(?-i:(?P<code>ACL(?:NN)?_ERR(?:OR)?_[A-Z0-9_]{3,60}))(?![\w./-]|\s?[=(])"
-)
-
-
 def _family(
     component: str,
-    pattern: str | tuple[str, ...],
+    pattern: str,
     meaning: str,
     mode: str,
     hints: tuple[str, ...],
@@ -533,7 +523,7 @@ def _family(
         id=FAMILY_OF[component],
         mode=mode,
         component=component,
-        patterns=(pattern,) if isinstance(pattern, str) else pattern,
+        patterns=(pattern,),
         codes=(),
         meaning=meaning,
         causes=("the class of the code (the table's own rule)",),
@@ -564,26 +554,15 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         owner = owners.get(code)
         return owner or e_code(code, m.group("text"), m.string[m.end() :])
 
-    def by_acl_code_or_name(m: re.Match[str]) -> Optional[Failure]:
-        code = tables.ACL_BY_NAME.get(m.group("code"), m.group("code"))
-        return owners.get(code) or acl(code) if code.isdigit() else None
-
     return (
         _family(
             "acl",
-            (
-                CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
-                # its name, where a failure is said of it: onnxruntime's CANN provider ("CANN
-                # failure 100002: ACL_ERROR_REPEAT_INITIALIZE"), "returned ACL_ERROR_...", an
-                # ACL call's "aclnnAdd: ACLNN_ERR_..."; not a name a program's text holds (a
-                # check that found none, a comparison, an enum, a file or an option's value)
-                ACL_NAMED,
-            ),
-            f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table), by its number "
-            "or its name: its name, its meaning, and the fix of its class",
+            CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
+            f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
+            "meaning, and the fix of its class",
             "core-exception",
             CODE_HINTS,
-            by_acl_code_or_name,
+            owned_or(acl),
             tables.ACL_SOURCES,
         ),
         _family(

@@ -31,8 +31,12 @@ FAILURES = (
         id="hbm-multibit-ecc",
         mode="device-memory",
         component="hbm",
-        # the device's black box (kbox.txt): "[Hardware Error]  error_type: 3, multi-bit ECC"
-        patterns=(r"\[Hardware Error\][^\n]{0,80}error_type: ?\d{1,3}, multi-bit ECC",),
+        # the device's black box (kbox.txt): "[Hardware Error]  error_type: 3, multi-bit ECC";
+        # the runtime's report of the RAS event beside an AI Core error (EZ2001, 0x80E01801)
+        patterns=(
+            r"\[Hardware Error\][^\n]{0,80}error_type: ?\d{1,3}, multi-bit ECC",
+            r"Fault RAS occurs in the system: ?\[event_id: ?0x[0-9a-fA-F]{1,8}\] Uncorrectable ECC",
+        ),
         codes=(),
         meaning="a memory module reported an uncorrectable (multi-bit) ECC error: in an NPU's "
         "black box (its kbox) the card's HBM, in the host's kernel log a DIMM (the line's "
@@ -47,7 +51,7 @@ FAILURES = (
         + "; for 0x80E01801 stop the process on the device and reset the SoC if the fault "
         "stays; for 0x80E01809 the address is isolated after a reboot",
         confirm="npu.devices",
-        sources=(_doc("hbm_bit_ecc_fault.md"),),
+        sources=(_doc("hbm_bit_ecc_fault.md"), _doc("ai_core_error_description.md")),
         hints=("error",),
     ),
     Failure(

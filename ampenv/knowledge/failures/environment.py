@@ -546,11 +546,14 @@ FAILURES = (
         mode="cann-env",
         component="host",
         # the loader's message for a binary built with a newer C++ runtime than the one it found
-        patterns=(r"version `?'?GLIBCXX_3\.4\.\d{1,2}'? not found \(required by [^)\n]{1,300}\)",),
+        patterns=(
+            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found \(required by "
+            r"[^)\n]{1,300}\)",
+        ),
         codes=(),
         meaning="a binary (an extension such as aclruntime, a CANN tool) was built with a newer "
-        "GCC than the libstdc++.so.6 the loader found: that library lacks the GLIBCXX version "
-        "it needs",
+        "GCC than the libstdc++.so.6 the loader found: that library lacks the GLIBCXX (or "
+        "CXXABI) version it needs",
         causes=(
             "the system's libstdc++ found before a newer one (a conda environment's)",
             "a wheel built on a newer distribution than this one",

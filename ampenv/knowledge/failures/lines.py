@@ -62,7 +62,8 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 # and the charset selections tput writes ("\x1b(B", "\x1b)0")
 ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
-_ESCAPED = re.compile(r"\\(?:(['\"/t])|u([0-9a-fA-F]{4}))")  # \t: a traceback's indent
+# an escaped backslash is one (JSON's "C:\\\\temp" is C:\\temp, no tab); \t: a traceback's indent
+_ESCAPED = re.compile(r"\\(?:(['\"/t\\])|u([0-9a-fA-F]{4}))")
 # (an identifier or a file name is no mark: GE's "[INFO] ... [error_manager.cc:512]
 # ParseJsonFile:add error_code EI0002 success" lists the codes it knows)
 ERROR_MARK = re.compile(

@@ -36,8 +36,9 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 STRONG_CONTEXT = (
     r"(?:\berror ?code(?: is ?:?|:| ?=)|failed, error code|runtime result =|errcode="
     r"|failed ?:|failed with code|\bret is|with error"
-    # the ACL wrappers' "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)"
-    r"|Calling Function = \w{1,80}, Code =)"
+    # the ACL wrappers' "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)";
+    # onnxruntime's CANN provider: "CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE"
+    r"|Calling Function = \w{1,80}, Code =|\bCANN failure)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
 # pyACL's "acl.rt.set_device failed ret_int=507033" too

@@ -226,27 +226,4 @@ FAILURES = (
         ),
         hints=("err",),
     ),
-    Failure(
-        id="jpegd-format-unsupported",
-        mode="core-exception",
-        component="DVPP",
-        # DVPP's JPEG decoder on an image it does not decode
-        patterns=(r"do not support (?:progressive mode|arithmetic code)",),
-        codes=(),
-        meaning="DVPP's JPEG decoder (JPEGD) was given a JPEG it does not decode: it takes "
-        "baseline Huffman-coded JPEGs in YUV 444, 422, 420 or 400 only, not progressive or "
-        "arithmetic-coded ones (nor JPEG 2000)",
-        causes=("a progressive or arithmetic-coded JPEG in the input",),
-        fix="decode such images on the CPU (libjpeg-turbo, OpenCV, PIL) or re-encode them as "
-        "baseline Huffman JPEGs before DVPP",
-        confirm=None,
-        sources=(
-            Source(
-                "hicann/docs docs/zh/troubleshooting/jpegd_decode_failed.md"
-                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f",
-                "official",
-            ),
-        ),
-        hints=("err",),  # (its message is a key of its own: DVPP prints it bare)
-    ),
 )

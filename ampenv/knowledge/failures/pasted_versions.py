@@ -1,7 +1,8 @@
 """Versions a pasted environment shows, judged against Ascend's pairing tables: npu-smi's
-header names the loaded driver, the toolkit's install info (or its installer's file name) the
-CANN release, and a driver older than every HDK that CANN release is paired with lacks what
-its runtime calls. Issue templates ask for both; the error itself may say nothing of it."""
+header names the loaded driver, the toolkit's install info (or a path into its release's
+folder) the CANN release, and a driver older than every HDK that CANN release is paired with
+lacks what its runtime calls. Issue templates ask for both; the error itself may say nothing
+of it."""
 
 from __future__ import annotations
 
@@ -13,45 +14,35 @@ from ampenv.knowledge.failures.lines import ANSI
 from ampenv.knowledge.failures.model import Failure, Source, TextFacts
 from ampenv.probe.driver import driver_key
 
-# Where a text names the CANN release installed, found by a literal search each (the window
-# after it is read; a regex spanning lines made a flood of one of them quadratic):
-# ascend_toolkit_install.info (vllm-ascend's collect_env prints it too), the installer's file
-# name, a path holding the release's own folder (not "latest"), a "CANN version:" line.
-_ANCHOR = re.compile(
-    rb"package_name=Ascend-cann-toolkit|Ascend-cann-toolkit_|/ascend-toolkit/"
-    rb"|[Cc][Aa][Nn][Nn][ _-]?[Vv][Ee][Rr][Ss][Ii][Oo][Nn]"
-)
+# Where a text shows the CANN release installed, found by a literal search each (the window
+# after it is read; a regex spanning lines made a flood of one of them quadratic): the
+# toolkit's ascend_toolkit_install.info (vllm-ascend's collect_env prints it too) and a path
+# into the release's own folder (not "latest"). A release a text only speaks of (a "CANN
+# version: X" in release notes or an installer to download) is not one installed.
+_ANCHOR = re.compile(rb"package_name=Ascend-cann-toolkit|/ascend-toolkit/")
 _BREAK = re.compile(rb"\r\n|\n|\r|\\r\\n|\\n|\\r")  # a line's end, as written or escaped
 # the info file's next lines: "version=" first on its line, or after a record's punctuation (a
 # JSON logger's "msg": "), never inside a word or a sentence ("innerversion=", "pillow version=")
 _INFO_VERSION = re.compile(rb"(?:[ \t]{0,8}|[^\n]{0,80}?(?<![\w\s-]))version=([\w.-]{3,40})")
-_INSTALLER = re.compile(rb"([\w.-]{3,40}?)_linux")
 _FOLDER = re.compile(rb"(\d{1,2}\.\d\.(?:RC\d{1,2}|\d{1,2})[\w.-]{0,20})/", re.IGNORECASE)
-# "CANN version: 8.2.RC1", "=" or a full-width "："
-_STATED = re.compile(rb"\s{0,3}(?::|=|\xef\xbc\x9a)\s{0,3}(\d{1,2}\.\d\.[\w.-]{1,30})")
 MAX_ANCHORS = 1 << 16  # a text naming the toolkit more often than this is not judged
 
 
 def _release(anchor: bytes, after: bytes) -> Optional[bytes]:
-    """The release the text names right after ``anchor`` (``after``: the bytes that follow)."""
+    """The release the text shows right after ``anchor`` (``after``: the bytes that follow)."""
     after = ANSI.sub(b"", after)
-    if anchor.startswith(b"package_name"):
-        lines = _BREAK.split(after, maxsplit=3)[1:4]
-        found = (_INFO_VERSION.match(line) for line in lines)
-        m = next((f for f in found if f), None)
-    elif anchor.endswith(b"_"):
-        m = _INSTALLER.match(after)
-    elif anchor.startswith(b"/"):
+    if anchor.startswith(b"/"):
         m = _FOLDER.match(after)
     else:
-        m = _STATED.match(after)
+        lines = _BREAK.split(after, maxsplit=3)[1:4]
+        m = next((f for f in (_INFO_VERSION.match(line) for line in lines) if f), None)
     return m.group(1) if m else None
 
 
 def cann_releases(text: bytes) -> frozenset[str]:
-    """The CANN releases a text names, every one it names (two at most: then it names several,
-    and no one installation is known); two placeholders where it names the toolkit too often
-    to read."""
+    """The CANN releases a text shows installed, every one (two at most: then it shows several,
+    and which one runs is not known); two placeholders where it names the toolkit too often to
+    read."""
     named: set[str] = set()
     for count, m in enumerate(_ANCHOR.finditer(text)):
         if count == MAX_ANCHORS:

@@ -1,0 +1,89 @@
+"""What DVPP, the NPU's media engine (video decode VDEC, JPEG decode JPEGD, resize VPC),
+refuses or cannot finish: streams and images beyond what it decodes, a picture description
+left stale, a decode task past its timeout. The fix is in the input or the calling code."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+PAGE = "hicann/docs docs/zh/troubleshooting/{}@0eadb61a993b384a333d3a93ddf2a83b6daba48f"
+
+
+def _page(name: str) -> Source:
+    return Source(PAGE.format(name), "official")
+
+
+FAILURES = (
+    Failure(
+        id="jpegd-format-unsupported",
+        mode="core-exception",
+        component="DVPP",
+        # DVPP's JPEG decoder on an image it does not decode
+        patterns=(r"do not support (?:progressive mode|arithmetic code)",),
+        codes=(),
+        meaning="DVPP's JPEG decoder (JPEGD) was given a JPEG it does not decode: it takes "
+        "baseline Huffman-coded JPEGs in YUV 444, 422, 420 or 400 only, not progressive or "
+        "arithmetic-coded ones (nor JPEG 2000)",
+        causes=("a progressive or arithmetic-coded JPEG in the input",),
+        fix="decode such images on the CPU (libjpeg-turbo, OpenCV, PIL) or re-encode them as "
+        "baseline Huffman JPEGs before DVPP",
+        confirm=None,
+        sources=(_page("jpegd_decode_failed.md"),),
+        hints=("err",),  # (its message is a key of its own: DVPP prints it bare)
+    ),
+    Failure(
+        id="vdec-stream-unsupported",
+        mode="core-exception",
+        component="DVPP",
+        # VDEC's checks of a stream's resolution and of an HEVC stream's bit depth
+        # (each holds a word a pass finds: "ERROR", or "not " of the message)
+        patterns=(
+            r"ERROR\] DVPP[^\n]{0,80}?\[VDEC\]\[IsValidResolution:\d{1,6}\][^\n]{0,40}Invalid "
+            r"width or height, valid range",
+            r"bit_depth_luma\(\d{1,3}\) is not supported, hevc only",
+        ),
+        codes=(),
+        meaning="the video stream is outside what DVPP's decoder (VDEC) decodes: a resolution "
+        "outside its range (128 to 4096 a side) or an HEVC bit depth other than 8 or 10",
+        causes=("a stream of a format, size or depth VDEC's specification excludes",),
+        fix="check the stream against VDEC's limits in the DVPP documentation (ffprobe shows its "
+        "size and bit depth); transcode it to a supported one, or decode it in software",
+        confirm=None,
+        sources=(_page("vdec_failed_invalid_stream.md"),),
+        hints=("err",),  # (the bit-depth message is a key of its own)
+    ),
+    Failure(
+        id="vdec-output-description-stale",
+        mode="core-exception",
+        component="DVPP",
+        # VDEC's check of the output picture description (format 0 is YUV400, unsupported)
+        patterns=(r"vdec_check_resize_param[^\n]{0,200}?the out format \d{1,3} is not supported",),
+        codes=(),
+        meaning="the output picture description given to a video decode has a format VDEC does "
+        "not write: the application reused the description across aclvdecSendFrame calls, and "
+        "after a failed frame its format, width, height and strides were reset to 0",
+        causes=("one acldvppPicDesc reused for every frame without setting it again",),
+        fix="set the output description's format, width, height and strides again before every "
+        "aclvdecSendFrame (or create one per frame)",
+        confirm=None,
+        sources=(_page("vdec_unsupported_image_format.md"),),
+        hints=("err",),  # (its message is a key of its own)
+    ),
+    Failure(
+        id="dvpp-task-timeout",
+        mode="core-exception",
+        component="DVPP",
+        # the AI CPU's DVPP kernels timing a decode task out (30 s)
+        patterns=(r"\[DVPP_KERNELS\] WaitId\[\d{1,10}\] task timeout",),
+        codes=(),
+        meaning="a DVPP task ran past its timeout (30 s) and the process exits: JPEG decodes of "
+        "large images (3840x2160 and up) with an EXIF rotation, many channels at once, take "
+        "that long",
+        causes=("large EXIF-rotated JPEGs (Orientation other than 1) decoded on many channels",),
+        fix="find the images with an EXIF rotation (JPEGsnoop, exiftool) and decode them with a "
+        "software library (OpenCV), or decode fewer channels at once",
+        confirm=None,
+        sources=(_page("jpegd_decode_timeout_exit.md"),),
+        hints=("timeout",),
+    ),
+)
