@@ -384,6 +384,31 @@ def test_a_message_without_its_error_word_on_an_info_line_is_a_mention() -> None
     assert found("Torch not compiled with CUDA enabled") >= {"cuda-call-on-npu"}
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # a message whose own words hold its entry's error word ("failed"), logged at INFO: a
+        # retry or a handled case (a red team's lines)
+        "[INFO] Acl open device 0 failed, retrying",
+        "[INFO] ra reg mr fail count=0",
+        "2024-01-01 12:00:00 - INFO - run WeightFakeQuantArq failed for op3, skipped",
+        "[INFO] Failed to find input cache in input_shape, using default",
+        "[INFO] Load op info json failed, version: Ascend910B, using the builtin list",
+    ],
+)
+def test_an_error_word_of_the_message_s_own_is_no_mark_on_an_info_line(line: str) -> None:
+    assert found(line) == set()
+    # the same message as an error's line, or with an error word beside it, is the failure
+    assert found(line.replace("INFO", "ERROR"))
+    assert found(line.replace("INFO", "INFO RuntimeError:"))
+
+
+def test_an_entry_s_own_phrase_reads_its_line_at_any_level() -> None:
+    # vLLM logs the sleep mode's result at INFO: the phrase is the entry's own hint
+    line = "INFO 11-17 17:06:50 [worker_v1.py:171] Sleep mode freed 0.00 GiB memory, 23.66 GiB"
+    assert found(line) >= {"sleep-mode-expandable-segments"}
+
+
 def test_a_message_in_a_long_line_full_of_its_shared_word_is_found_where_it_stands() -> None:
     # a one-line JSON export: "not " in every record, the error in the middle (a long line is
     # read around each key it holds, not around the shared word's first and last place)
