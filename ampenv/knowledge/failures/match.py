@@ -608,7 +608,6 @@ class Scanner:
         if failure.decode is None:
             return failure, m
         # an error mark before the code counts, the family's own context included
-        # (before the code: a name such as ACL_ERROR_RT_AICORE_EXCEPTION holds an error word)
         if self.heed_levels and quiet(line, m.start("code"), before):
             return None
         key = (failure.id, m.group("code"))

@@ -103,8 +103,8 @@ def _runs(seq: list) -> Iterator[tuple[str, object, object]]:
 
 def required_text(pattern: str) -> str:
     """The longest run of plain characters every match of ``pattern`` holds (lowercase), in its
-    sequence or in a group of it (a code's name, "(?P<code>ACL...)"): a line without it cannot
-    match, so the regex is not run there. "" where the pattern has none."""
+    sequence or in a group of it (a family's "(?-i:\bERR(?P<code>...) ...)"): a line without it
+    cannot match, so the regex is not run there. "" where the pattern has none."""
     group = _parser().SUBPATTERN
 
     def runs(seq: list) -> Iterator[str]:
@@ -160,8 +160,8 @@ class Source:
 @dataclass(frozen=True)
 class TextFacts:
     """Facts the whole text shows that decide a match: ``read`` gathers them from the text being
-    read (a batch of lines fed one by one: that batch), once per text, however many lines
-    match; ``judge`` decides one match with them."""
+    read, once per text, however many lines match (a batch of lines fed one by one that more
+    may follow is no whole text: not read, None); ``judge`` decides one match with them."""
 
     read: Callable[[bytes], Any]
     judge: Callable[[re.Match[str], Any], bool]

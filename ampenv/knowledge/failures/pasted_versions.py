@@ -55,10 +55,10 @@ def cann_releases(text: bytes) -> frozenset[str]:
     return frozenset(named)
 
 
-def _older_than_its_cann(m: re.Match[str], releases: frozenset[str]) -> bool:
+def _older_than_its_cann(m: re.Match[str], releases: Optional[frozenset[str]]) -> bool:
     """The driver npu-smi shows is older than every HDK paired with the one CANN release the
     text names (none or several named, or one the pairing table does not list: not judged)."""
-    if len(releases) != 1:
+    if not releases or len(releases) != 1:
         return False
     pairing = hdk.paired(next(iter(releases)))
     have = driver_key(m.group("driver"))
