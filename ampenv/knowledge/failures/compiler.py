@@ -78,12 +78,24 @@ FAILURES = (
         component="compiler",
         # NumPy 2.0 removed np.float_, np.int_ and kin; CANN's te/tbe (and other packages)
         # written for 1.x fail on import, so operator compilation or generation fails
-        patterns=(r"Error\b[^\n]{0,120}was removed in the NumPy 2\.0 release",),
+        patterns=(
+            r"Error\b[^\n]{0,120}was removed in the NumPy 2\.0 release",
+            # an alias one NumPy removed and another has (np.long: gone in 1.24, back in 2.0)
+            r"module 'numpy' has no attribute '(?:long|float_|int_|complex_|unicode_|bool8|"
+            r"object0|str0|float|int|bool|object)'",
+        ),
         codes=(),
-        meaning="a package written for NumPy 1.x (CANN's operator compiler, te/tbe, above all) "
-        "imports under NumPy 2, which removed the names it uses",
-        causes=("NumPy 2 installed next to a CANN (or another package) not adapted to it",),
-        fix='pip install "numpy<2" (1.26) in the Python that runs CANN\'s compiler, then run again',
+        meaning="a package written for another NumPy than the one installed imports: one "
+        "written for NumPy 1.x (CANN's operator compiler, te/tbe, above all) under NumPy 2, "
+        "which removed np.float_ and kin, or one built for NumPy 2 (a new scipy) under the 1.26 "
+        "that CANN needs",
+        causes=(
+            "NumPy 2 installed next to a CANN (or another package) not adapted to it",
+            "a package pulled in at a release that wants NumPy 2 (scipy 1.14 and later) while "
+            "NumPy is held at 1.26 for CANN",
+        ),
+        fix='pip install "numpy<2" (1.26) in the Python that runs CANN\'s compiler, with the '
+        "packages at releases built for it (scipy==1.13.1); `pip check` lists what disagrees",
         confirm=None,
         sources=(
             Source(
@@ -91,8 +103,13 @@ FAILURES = (
                 "(np.float_ was removed: pip3 install numpy==1.26)",
                 "official",
             ),
+            Source(
+                "oplab notes of GLM single-layer benches on an A3, section 00.7 (numpy.long in "
+                "CANN's tbe init; the public file index's id 63123340729)",
+                "report",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "no attribute"),
     ),
     Failure(
         id="dtype-bf16-unsupported",

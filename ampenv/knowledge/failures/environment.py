@@ -547,8 +547,8 @@ FAILURES = (
         component="host",
         # the loader's message for a binary built with a newer C++ runtime than the one it found
         patterns=(
-            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found \(required by "
-            r"[^)\n]{1,300}\)",
+            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found(?: \(required by "
+            r"[^)\n]{1,300}\))?",
         ),
         codes=(),
         meaning="a binary (an extension such as aclruntime, a CANN tool) was built with a newer "

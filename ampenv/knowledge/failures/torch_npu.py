@@ -150,6 +150,8 @@ FAILURES = (
             "CANN environment not sourced",
             "torch_npu not paired with torch",
             "torch_npu installed in an environment meant for CPU or CUDA only",
+            "a library path exported for another tool that shadows what torch_npu loads (the "
+            "driver's lib64 exported globally for npu-smi; a system libstdc++ before conda's)",
         ),
         fix='python -c "import torch_npu" shows the cause; for CPU-only use of this environment: '
         "export TORCH_DEVICE_BACKEND_AUTOLOAD=0",
