@@ -421,4 +421,25 @@ FAILURES = (
         sources=(Source("https://github.com/Ascend/pytorch/issues/85", "maintainer"),),
         hints=("error", "fail"),
     ),
+    Failure(
+        id="soc-unsupported-by-torch-npu",
+        mode="cann-pairing",
+        component="torch_npu",
+        patterns=(r"Error: Unsupported soc version: ?Ascend\w{1,20}",),
+        codes=(),
+        meaning="this torch_npu release does not know the chip the runtime reports (the SoC it "
+        "names): its build predates that chip's support",
+        causes=("a torch_npu older than the first release for this chip (a 310B with 2.1.0rc1)",),
+        fix="install a torch_npu release that supports this chip, paired with the torch and "
+        "CANN installed (a 310B4 ran with 2.1.0.post3 where 2.1.0rc1 refused it)",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "a 310B4 development board's notes, 'Unsupported soc version' (the public file "
+                "index's id 16840405259)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
 )

@@ -574,4 +574,32 @@ FAILURES = (
         # other keys that hold "not ", no pass of its own)
         hints=("not found",),
     ),
+    Failure(
+        id="ascendc-cmake-not-found",
+        mode="cann-env",
+        component="AscendC",
+        # an AscendC kernel project's CMakeLists, looking in the CANN package path it was given
+        patterns=(r"ascendc_kernel_cmake does not exist, please check whether the cann package",),
+        codes=(),
+        meaning="an AscendC kernel build found no CANN at the path it was given "
+        "(ASCEND_CANN_PACKAGE_PATH, or the default /usr/local/Ascend/...): the folder is empty "
+        "or its links are broken",
+        causes=(
+            "the default CANN folder empty, or ascend-toolkit/latest a broken link (CANN "
+            "installed elsewhere, or moved)",
+            "CANN not installed on the build host",
+        ),
+        fix="point the build at the real installation (ASCEND_CANN_PACKAGE_PATH=<the CANN "
+        "folder holding tools/tikcpp/ascendc_kernel_cmake>, `ls -l /usr/local/Ascend/"
+        "ascend-toolkit/latest` shows where the link goes) and source its set_env.sh",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "an AscendC kernel-bench project's PLATFORM_BUGS.md, PB-18 (the public file "
+                "index's id 60294315873)",
+                "report",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own: CMake prints it on a line below)
+    ),
 )

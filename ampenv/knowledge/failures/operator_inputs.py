@@ -226,4 +226,26 @@ FAILURES = (
         ),
         hints=("err",),
     ),
+    Failure(
+        id="torch-jit-fuser-on-npu",
+        mode="core-exception",
+        component="torch",
+        # TorchScript's graph fuser, asked to fuse a scripted function's ops on an NPU tensor
+        patterns=(r"Error: Unknown device for graph fuser",),
+        codes=(),
+        meaning="a function under @torch.jit.script ran on the NPU, and TorchScript's graph "
+        "fuser has no backend for that device",
+        causes=("model code with @torch.jit.script (ChatGLM's modeling file, for one)",),
+        fix="remove the @torch.jit.script decorators from the model's code (they become plain "
+        "Python functions), or run the model with torch.jit disabled (PYTORCH_JIT=0)",
+        confirm=None,
+        sources=(
+            Source(
+                "an Ascend NPU troubleshooting knowledge base, MIG-002 (citing LLaMA-Factory's NPU "
+                "FAQ; the public file index's id 66797713814)",
+                "report",
+            ),
+        ),
+        hints=("err",),
+    ),
 )
