@@ -31,9 +31,17 @@ def test_a_driver_older_than_every_hdk_paired_with_the_cann_shown_is_named() -> 
     assert ids(INFO.format(c="8.2.RC1") + HEADER.format(v="24.1.rc2")) == {
         "driver-older-than-cann"
     }
-    # a path into the release's own folder shows it installed too
-    named = "/usr/local/Ascend/ascend-toolkit/8.2.RC1/lib64/libascendcl.so\n"
-    assert ids(HEADER.format(v="23.0.6") + named) == {"driver-older-than-cann"}
+    # a path into the release's own folder shows it installed too, as does the folder itself
+    for named in (
+        "/usr/local/Ascend/ascend-toolkit/8.2.RC1/lib64/libascendcl.so\n",
+        "ASCEND_TOOLKIT_HOME=/usr/local/Ascend/ascend-toolkit/8.2.RC1\n",
+    ):
+        assert ids(HEADER.format(v="23.0.6") + named) == {"driver-older-than-cann"}, named
+    # and a download's address beside the install info is no second release
+    url = "https://mirror.example/Ascend/ascend-toolkit/8.1.RC1/toolkit.run\n"
+    assert ids(HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1") + url) == {
+        "driver-older-than-cann"
+    }
 
 
 @pytest.mark.parametrize(
@@ -45,7 +53,9 @@ def test_a_driver_older_than_every_hdk_paired_with_the_cann_shown_is_named() -> 
         HEADER.format(v="22.0.4"),  # no CANN shown
         HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1.alpha003"),  # not in the table
         # two releases named: which one runs is not known
-        HEADER.format(v="22.0.4") + INFO.format(c="8.2.RC1") + "/x/ascend-toolkit/7.0.0/lib64\n",
+        HEADER.format(v="22.0.4")
+        + INFO.format(c="8.2.RC1")
+        + "/usr/local/Ascend/ascend-toolkit/7.0.0/lib64\n",
         # "innerversion=" is no version, nor is a "latest" folder
         HEADER.format(v="22.0.4")
         + "package_name=Ascend-cann-toolkit\ninnerversion=8.2.RC1\ninner_version=8.2.RC1\n"
@@ -62,7 +72,8 @@ def test_a_driver_older_than_every_hdk_paired_with_the_cann_shown_is_named() -> 
         # a release spoken of is not one installed: notes, a download, a recommendation
         HEADER.format(v="23.0.rc3")
         + "Note: CANN version: 8.2.RC1 requires driver 25.0.rc1 or later.\n"
-        + "To upgrade, download Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run\n",
+        + "To upgrade, download Ascend-cann-toolkit_8.2.RC1_linux-aarch64.run\n"
+        + "from https://mirror.example/Ascend/ascend-toolkit/8.2.RC1/toolkit.run\n",
     ],
 )
 def test_a_paired_unknown_or_unclear_pair_stays_silent(text: str) -> None:

@@ -546,9 +546,12 @@ FAILURES = (
         mode="cann-env",
         component="host",
         # the loader's message for a binary built with a newer C++ runtime than the one it found
+        # the loader's words (what needs the version), or an import's error that quotes it; not
+        # a probe's "not found, will use the bundled one"
         patterns=(
-            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found(?: \(required by "
-            r"[^)\n]{1,300}\))?",
+            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found \(required by "
+            r"[^)\n]{1,300}\)",
+            r"Error: [^\n]{0,300}?version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found",
         ),
         codes=(),
         meaning="a binary (an extension such as aclruntime, a CANN tool) was built with a newer "

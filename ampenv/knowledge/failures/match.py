@@ -534,17 +534,14 @@ class Scanner:
         m: re.Match[str],
         before: str = "",
     ) -> bool:
-        """A message found by its own text, none of its entry's hints on the line, that a logger
-        marked INFO/DEBUG: a mention ("[INFO] probe: Torch not compiled with CUDA enabled"). A
-        one-word hint (an error's word) counts outside the message only ("[INFO] Acl open device
-        0 failed, retrying"); a phrase is the entry's own words for a line read at any level."""
-        outside = line[: m.start()] + " " * (m.end() - m.start()) + line[m.end() :]
+        """A message found by its own text, none of its entry's hints (the words that make a
+        line an error's) on the line, that a logger marked INFO/DEBUG: a mention ("[INFO]
+        probe: Torch not compiled with CUDA enabled, using npu"), as a code is on such a line."""
         return (
             self.heed_levels
             and failure.decode is None
             and not any(
-                h.decode() in failure.hints
-                and said(h.decode(), record(line if b" " in h.strip() else outside, m.start()))
+                h.decode() in failure.hints and said(h.decode(), record(line, m.start()))
                 for h in held
             )
             # the rows above lend their level to a code only: a message on a row of its own

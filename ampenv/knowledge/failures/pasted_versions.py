@@ -19,20 +19,24 @@ from ampenv.probe.driver import driver_key
 # toolkit's ascend_toolkit_install.info (vllm-ascend's collect_env prints it too) and a path
 # into the release's own folder (not "latest"). A release a text only speaks of (a "CANN
 # version: X" in release notes or an installer to download) is not one installed.
-_ANCHOR = re.compile(rb"package_name=Ascend-cann-toolkit|/ascend-toolkit/")
+_ANCHOR = re.compile(rb"package_name=Ascend-cann-toolkit|Ascend/ascend-toolkit/")
 _BREAK = re.compile(rb"\r\n|\n|\r|\\r\\n|\\n|\\r")  # a line's end, as written or escaped
 # the info file's next lines: "version=" first on its line, or after a record's punctuation (a
 # JSON logger's "msg": "), never inside a word or a sentence ("innerversion=", "pillow version=")
 _INFO_VERSION = re.compile(rb"(?:[ \t]{0,8}|[^\n]{0,80}?(?<![\w\s-]))version=([\w.-]{3,40})")
-_FOLDER = re.compile(rb"(\d{1,2}\.\d\.(?:RC\d{1,2}|\d{1,2})[\w.-]{0,20})/", re.IGNORECASE)
+_FOLDER = re.compile(
+    rb"(\d{1,2}\.\d\.(?:RC\d{1,2}|\d{1,2})[\w.-]{0,20}?)(?=/|[\s'\"]|$)", re.IGNORECASE
+)
+_URL = re.compile(rb"://[^\s'\"]*$")  # a folder in a download or a page's address is no install
 MAX_ANCHORS = 1 << 16  # a text naming the toolkit more often than this is not judged
 
 
-def _release(anchor: bytes, after: bytes) -> Optional[bytes]:
-    """The release the text shows right after ``anchor`` (``after``: the bytes that follow)."""
+def _release(anchor: bytes, before: bytes, after: bytes) -> Optional[bytes]:
+    """The release the text shows right after ``anchor`` (``before``, ``after``: the bytes on
+    either side of it)."""
     after = ANSI.sub(b"", after)
-    if anchor.startswith(b"/"):
-        m = _FOLDER.match(after)
+    if anchor.startswith(b"Ascend/"):
+        m = None if _URL.search(before) else _FOLDER.match(after)
     else:
         lines = _BREAK.split(after, maxsplit=3)[1:4]
         m = next((f for f in (_INFO_VERSION.match(line) for line in lines) if f), None)
@@ -47,7 +51,8 @@ def cann_releases(text: bytes) -> frozenset[str]:
     for count, m in enumerate(_ANCHOR.finditer(text)):
         if count == MAX_ANCHORS:
             return frozenset({"?", "??"})
-        release = _release(m.group(0), text[m.end() : m.end() + 300])
+        before = text[max(0, m.start() - 200) : m.start()]
+        release = _release(m.group(0), before, text[m.end() : m.end() + 300])
         if release:
             named.add(release.decode("ascii", "replace").lower().rstrip(".-"))
             if len(named) > 1:
