@@ -53,6 +53,15 @@ def test_corpus_size_and_index_fields() -> None:
         assert set(entry["expect"]) <= IDS, entry["expect"]
 
 
+def test_every_corpus_text_is_in_the_index() -> None:
+    # a text copied in without its source and verdict is no part of the corpus's measure (the
+    # fixtures other tests read name their sources in SOURCES.md)
+    indexed = {e["file"] for e in (*POSITIVE, *NEGATIVE, *UNANSWERED)}
+    sourced = (LOGS.parent / "SOURCES.md").read_text(encoding="utf-8")
+    texts = {str(p.relative_to(LOGS)) for p in LOGS.rglob("*.txt")}
+    assert sorted(t for t in texts - indexed if f"logs/{t}" not in sourced) == []
+
+
 def test_unanswered_files_exist() -> None:
     # Real texts ampenv does not (or cannot honestly) answer right: kept, with the reason.
     for entry in UNANSWERED:

@@ -486,4 +486,29 @@ FAILURES = (
         ),
         hints=("sleep mode freed", "not compatible"),
     ),
+    Failure(
+        id="vllm-ascend-nz-in-rl",
+        mode="allocator",
+        component="vllm-ascend",
+        # vllm-ascend's refusal, which names its own fix
+        patterns=(
+            r"Error: FRACTAL_NZ mode is enabled\. This may cause model parameter precision issues",
+        ),
+        codes=(),
+        meaning="vllm-ascend's FRACTAL_NZ weight layout repacks parameters as they load; in "
+        "reinforcement learning the actor pushes new weights every step, and the repacking "
+        "would change them, so vllm-ascend refuses",
+        causes=("an RL trainer (verl, OpenRLHF) running vllm-ascend rollouts with NZ on",),
+        fix="export VLLM_ASCEND_ENABLE_NZ=0 for the rollout workers (for Ray trainers in "
+        "ray.init's runtime_env env_vars)",
+        confirm=None,
+        sources=(
+            Source(
+                "easyr1's NPU patterns catalogue, NPU-ENV-002 (the public file index's id "
+                "51770230308)",
+                "report",
+            ),
+        ),
+        hints=("err",),
+    ),
 )

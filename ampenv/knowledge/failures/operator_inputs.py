@@ -248,4 +248,31 @@ FAILURES = (
         ),
         hints=("err",),
     ),
+    Failure(
+        id="ray-sees-no-npu",
+        mode="visible-devices",
+        component="Ray",
+        # a trainer built on Ray (verl, OpenRLHF) counting the devices its actors see
+        patterns=(r"Error: Total available GPUs 0 is less than total desired GPUs",),
+        codes=(),
+        meaning="the Ray actors of a trainer saw no NPU: Ray (2.x) clears "
+        "ASCEND_RT_VISIBLE_DEVICES for an actor started with num_gpus 0 or None, and does not "
+        "count NPUs as GPUs unless they are registered",
+        causes=(
+            "Ray clearing ASCEND_RT_VISIBLE_DEVICES for actors that ask for no GPU",
+            "the NPUs never registered with Ray as a resource",
+        ),
+        fix="set RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO=0 in ray.init's runtime_env env_vars (or the "
+        "job's environment) so Ray leaves the variable alone; register the NPUs as a resource "
+        "(ray start --resources='{\"NPU\": 8}') where the trainer asks for them by name",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "easyr1's NPU platform bugs, NPU-BUG-002 (the public file index's id "
+                "52081549620)",
+                "report",
+            ),
+        ),
+        hints=("err",),
+    ),
 )

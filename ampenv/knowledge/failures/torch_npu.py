@@ -174,6 +174,9 @@ FAILURES = (
             r"module 'triton' has no attribute '(?:language|jit|runtime|compiler)'",
             r"No module named 'triton\._C\.libtriton\.ascend'",
             r"'triton\._C\.libtriton' is not a package",
+            # a half-installed tree, or upstream triton's backends beside triton-ascend's
+            r"cannot import name '\w{1,40}' from 'triton(?:\.backends\.compiler)?' \(",
+            r"cannot import name '\w{1,40}' from 'triton\.backends\.compiler'",
         ),
         codes=(),
         meaning="the triton package in this environment is broken: it imports without its "
@@ -197,7 +200,7 @@ FAILURES = (
             Source("https://github.com/triton-lang/triton-ascend/pull/395", "maintainer"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/12954", "maintainer"),
         ),
-        hints=("no attribute", "no module named"),
+        hints=("no attribute", "no module named", "cannot"),
     ),
     Failure(
         id="torch-npu-unpaired-attr",
