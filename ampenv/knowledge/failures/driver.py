@@ -322,6 +322,7 @@ FAILURES = (
             r"reason=\[?driver error:no valid device",
             # the runtime asking the driver for its devices, refused (87: not in this namespace)
             r"\b(?:halGetDeviceInfo failed: drvRet|drvGetDevNum, drvRetCode)=87\b",
+            r"Error\b[^\n]{0,120}No such file or directory: '/dev/davinci\d{1,3}'",  # no nodes
         ),
         codes=("207004",),
         meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "

@@ -524,13 +524,16 @@ FAILURES = (
         patterns=(
             r"Shared memory available is not enough on the filesystem",
             r"Available shared memory size is not enough",
+            # PyTorch's DataLoader workers and vLLM's processes pass tensors through /dev/shm
+            r"Error: unable to open shared memory object",
         ),
         codes=("MIE04E120407",),
         # MindIE logs it at ERROR; a WARNING is a check it passed or retried
         judge=lambda m: not below_error(m.string, m.start()),
-        meaning="the container's /dev/shm is too small for the service: MindIE passes requests "
-        "and responses between its processes through shared memory, and Docker gives a "
-        "container 64 MB unless told otherwise",
+        meaning="the container's /dev/shm is too small for the job: MindIE passes requests and "
+        "responses between its processes through shared memory (PyTorch's DataLoader workers "
+        "and vLLM's processes pass tensors so), and Docker gives a container 64 MB unless "
+        "told otherwise",
         causes=("a container started without --shm-size (Docker's default /dev/shm is 64 MB)",),
         fix="start the container with a larger /dev/shm: docker run --shm-size=<several GB> "
         "(Kubernetes: an emptyDir volume with medium: Memory mounted at /dev/shm); `df -h "
