@@ -4,9 +4,8 @@ own lines (507015, EZ9999) do not."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source
+from ampenv.knowledge.failures.model import Failure, Source, hicann_page
 
-HICANN = "hicann/docs docs/zh/troubleshooting/{}"
 TROUBLESHOOTING = (
     "https://www.hiascend.com/doc_center/source/zh/canncommercial/800/developmentguide/"
     "maintenref/troubleshooting/{}.html (CANN 8.0.0 troubleshooting)"
@@ -71,11 +70,8 @@ FAILURES = (
         confirm=None,
         sources=(
             Source(TROUBLESHOOTING.format("troubleshooting_0017"), "official"),
-            Source(
-                HICANN.format(
-                    "operator_input_args_inconsistent.md@80afc5e236fbcff31e1f90e91c7213c8a3080eb0"
-                ),
-                "official",
+            hicann_page(
+                "operator_input_args_inconsistent.md", "80afc5e236fbcff31e1f90e91c7213c8a3080eb0"
             ),
         ),
         hints=("overwrit",),
@@ -100,11 +96,8 @@ FAILURES = (
         "collect with asys and report the msaicerr output to the framework's owners",
         confirm=None,
         sources=(
-            Source(
-                HICANN.format(
-                    "operator_io_address_abnormal.md@96217e9acd4da744a739b8f94b020fbe0cc7fcca"
-                ),
-                "official",
+            hicann_page(
+                "operator_io_address_abnormal.md", "96217e9acd4da744a739b8f94b020fbe0cc7fcca"
             ),
         ),
         hints=("abnormal",),

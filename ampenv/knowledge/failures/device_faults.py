@@ -7,18 +7,14 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures.model import Failure, Source
+from ampenv.knowledge.failures.model import Failure, Source, hicann_page
 
-DOCS = "hicann/docs docs/zh/troubleshooting/{}@0eadb61a993b384a333d3a93ddf2a83b6daba48f"
 EVENTS = (
     "read the device's fault events (`npu-smi info -t health -i <id>`; `msnpureport -f`, then "
     "grep event_id in slog/dev-os-<id>/run/event/) and look them up in Ascend's Health "
     "Management Error Definition"
 )
 
-
-def _doc(page: str) -> Source:
-    return Source(DOCS.format(page), "official")
 
 
 def _compdataerr(m: re.Match[str]) -> bool:
@@ -51,7 +47,10 @@ FAILURES = (
         + "; for 0x80E01801 stop the process on the device and reset the SoC if the fault "
         "stays; for 0x80E01809 the address is isolated after a reboot",
         confirm="npu.devices",
-        sources=(_doc("hbm_bit_ecc_fault.md"), _doc("ai_core_error_description.md")),
+        sources=(
+            hicann_page("hbm_bit_ecc_fault.md"),
+            hicann_page("ai_core_error_description.md"),
+        ),
         hints=("error",),
     ),
     Failure(
@@ -67,7 +66,7 @@ FAILURES = (
         fix="drain the node; power-cycle it and run `ascend-dmi --dg -i aicore -s -q` again: a "
         "device that still reports the timeout needs its hardware replaced (contact support)",
         confirm="npu.devices",
-        sources=(_doc("ai_core_timeout_fault.md"),),
+        sources=(hicann_page("ai_core_timeout_fault.md"),),
         hints=("error",),
     ),
     Failure(
@@ -88,7 +87,7 @@ FAILURES = (
         "(indices within range, shapes) and collect the msaicerr report of the AI Core error "
         "next to it",
         confirm=None,
-        sources=(_doc("atomic_add_precision_overflow.md"),),
+        sources=(hicann_page("atomic_add_precision_overflow.md"),),
         hints=("fail",),
     ),
     Failure(
@@ -110,7 +109,7 @@ FAILURES = (
         fix="pass the kind that matches the buffers: the line's src and dst loc types say where "
         "each lives",
         confirm=None,
-        sources=(_doc("rtmemcpy_async_param_check_error.md"),),
+        sources=(hicann_page("rtmemcpy_async_param_check_error.md"),),
         hints=("fail",),
     ),
     Failure(
@@ -128,7 +127,7 @@ FAILURES = (
         causes=("an HBM multi-bit ECC fault under the copied data",),
         fix=EVENTS + "; an HBM ECC event is the card's hardware: drain the node",
         confirm="npu.devices",
-        sources=(_doc("operator_d2d_copy_error.md"),),
+        sources=(hicann_page("operator_d2d_copy_error.md"),),
         hints=("error",),
         judge=_compdataerr,
     ),

@@ -4,14 +4,7 @@ left stale, a decode task past its timeout. The fix is in the input or the calli
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source
-
-PAGE = "hicann/docs docs/zh/troubleshooting/{}@0eadb61a993b384a333d3a93ddf2a83b6daba48f"
-
-
-def _page(name: str) -> Source:
-    return Source(PAGE.format(name), "official")
-
+from ampenv.knowledge.failures.model import Failure, hicann_page
 
 FAILURES = (
     Failure(
@@ -28,7 +21,7 @@ FAILURES = (
         fix="decode such images on the CPU (libjpeg-turbo, OpenCV, PIL) or re-encode them as "
         "baseline Huffman JPEGs before DVPP",
         confirm=None,
-        sources=(_page("jpegd_decode_failed.md"),),
+        sources=(hicann_page("jpegd_decode_failed.md"),),
         hints=("err",),  # (its message is a key of its own: DVPP prints it bare)
     ),
     Failure(
@@ -49,7 +42,7 @@ FAILURES = (
         fix="check the stream against VDEC's limits in the DVPP documentation (ffprobe shows its "
         "size and bit depth); transcode it to a supported one, or decode it in software",
         confirm=None,
-        sources=(_page("vdec_failed_invalid_stream.md"),),
+        sources=(hicann_page("vdec_failed_invalid_stream.md"),),
         hints=("err",),  # (the bit-depth message is a key of its own)
     ),
     Failure(
@@ -66,7 +59,7 @@ FAILURES = (
         fix="set the output description's format, width, height and strides again before every "
         "aclvdecSendFrame (or create one per frame)",
         confirm=None,
-        sources=(_page("vdec_unsupported_image_format.md"),),
+        sources=(hicann_page("vdec_unsupported_image_format.md"),),
         hints=("err",),  # (its message is a key of its own)
     ),
     Failure(
@@ -83,7 +76,7 @@ FAILURES = (
         fix="find the images with an EXIF rotation (JPEGsnoop, exiftool) and decode them with a "
         "software library (OpenCV), or decode fewer channels at once",
         confirm=None,
-        sources=(_page("jpegd_decode_timeout_exit.md"),),
+        sources=(hicann_page("jpegd_decode_timeout_exit.md"),),
         hints=("timeout",),
     ),
 )

@@ -157,6 +157,15 @@ class Source:
             raise ValueError(f"unknown source weight {self.weight!r}")
 
 
+def hicann_page(
+    page: str, commit: str = "0eadb61a993b384a333d3a93ddf2a83b6daba48f", note: str = ""
+) -> Source:
+    """A page of CANN's own troubleshooting guide (hicann/docs), which several component files
+    cite: an official source."""
+    where = f"hicann/docs docs/zh/troubleshooting/{page}@{commit}"
+    return Source(f"{where} ({note})" if note else where, "official")
+
+
 @dataclass(frozen=True)
 class TextFacts:
     """Facts the whole text shows that decide a match: ``read`` gathers them from the text being

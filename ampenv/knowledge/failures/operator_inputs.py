@@ -5,7 +5,7 @@ code (or the framework's patch), not on the node."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source
+from ampenv.knowledge.failures.model import Failure, Source, hicann_page
 
 CASES = (
     "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/{}"
@@ -217,13 +217,7 @@ FAILURES = (
         fix="allocate the output at the size the line names (the compile's inferred size; for "
         "a dynamic shape, from the output's shape), then run it again",
         confirm=None,
-        sources=(
-            Source(
-                "hicann/docs docs/zh/troubleshooting/dynamic_shape_input_model_mismatch.md"
-                "@0eadb61a993b384a333d3a93ddf2a83b6daba48f (scenario 2)",
-                "official",
-            ),
-        ),
+        sources=(hicann_page("dynamic_shape_input_model_mismatch.md", note="scenario 2"),),
         hints=("err",),
     ),
     Failure(
