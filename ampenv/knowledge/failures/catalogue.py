@@ -7,6 +7,7 @@ from ampenv.knowledge.failures.aicore_analysis import FAILURES as AICORE_ANALYSI
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
+from ampenv.knowledge.failures.containers import FAILURES as CONTAINERS
 from ampenv.knowledge.failures.device_faults import FAILURES as DEVICE_FAULTS
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
@@ -27,6 +28,7 @@ NAMED: tuple[Failure, ...] = (
     *ENVIRONMENT,
     *TORCH_NPU,
     *CANN_PAIRING,
+    *CONTAINERS,
     *DRIVER,
     *PASTED_VERSIONS,
     *DEVICE_FAULTS,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, SPECIFIC, Failure, Source
+from ampenv.knowledge.failures.model import CLASS, FACTS, SPECIFIC, Failure, Source
 
 CLEAR_CACHES = "clear the stale caches: `ampenv clean --yes` (`ampenv doctor --fix` does the same)"
-FACTS = "shared/reference/ascend-facts.md"
 
 FAILURES = (
     Failure(

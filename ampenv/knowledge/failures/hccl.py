@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, Failure, Source, code, code_hints
+from ampenv.knowledge.failures.model import CLASS, FACTS, Failure, Source, code, code_hints
 
-FACTS = "shared/reference/ascend-facts.md"
 FIRST_RANK = (
     "find the rank that failed first (its plog has the earliest error) and fix that; raise "
     "HCCL_EXEC_TIMEOUT only for genuine skew between ranks"

@@ -157,6 +157,10 @@ class Source:
             raise ValueError(f"unknown source weight {self.weight!r}")
 
 
+# The project's notes on the Ascend stack, with the sources each section read.
+FACTS = "shared/reference/ascend-facts.md"
+
+
 def hicann_page(
     page: str, commit: str = "0eadb61a993b384a333d3a93ddf2a83b6daba48f", note: str = ""
 ) -> Source:

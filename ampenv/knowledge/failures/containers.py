@@ -1,0 +1,397 @@
+"""Devices in containers and clusters: the device nodes, the driver's files and npu-smi mounted
+or not, DCMI opening the devices, device plugins and schedulers."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import CLASS, FACTS, Failure, Source, code, code_hints
+
+FAILURES = (
+    Failure(
+        id="hami-vnpu-config-missing",
+        mode="container-devices",
+        component="hami",
+        # HAMi's Ascend device plugin: "load config failed, error is can not find vnpu config
+        # for chip 910B4-1"
+        patterns=(r"can not find vnpu config for chip \S{1,60}",),
+        codes=(),
+        meaning="HAMi's Ascend device plugin has no vNPU template for the chip name the driver "
+        "reports, so it exits and the node advertises no NPU",
+        causes=("a chip variant (910B4-1, ...) newer than the plugin's device-config.yaml",),
+        fix="add a vnpu entry for that chip name to the plugin's device-config ConfigMap (from "
+        "the template of its closest chip, with its memory and AI Core counts), or upgrade to a "
+        "plugin release that lists it; then restart the plugin's pods",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "https://github.com/Project-HAMi/volcano-vgpu-device-plugin/issues/51", "report"
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="volcano-npu-count-mismatch",
+        mode="container-devices",
+        component="volcano",
+        # Volcano's Ascend scheduler plugin: "all nodes are unavailable: 1 node annotations(7)
+        # not same node idle(8)"
+        patterns=(r"node annotations\(\d{1,4}\) not same node idle\(\d{1,4}\)",),
+        codes=(),
+        meaning="Volcano refused the node: the NPUs the Ascend Device Plugin publishes for it "
+        "(its annotations) do not add up to the node's idle NPUs",
+        causes=(
+            "an NPU the device plugin dropped as unhealthy, or a device plugin that did not "
+            "see a change (a driver reinstall, a device reset)",
+            "a device plugin deployed with the YAML of another chip type",
+        ),
+        fix="check `npu-smi info` on the node for an unhealthy NPU; read the device plugin "
+        "pod's log and restart it (with the YAML for this chip), then submit again",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "https://hiascend.com/document/caselibrary/detail/topic_0000001324820153",
+                "official",
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="docker-runtime-file-check",
+        mode="container-devices",
+        component="ascend-docker-runtime",
+        # MindCluster's file checker (mindxcheckutils): each file it runs or reads, and each
+        # directory above it, must be root's (or the caller's), not group/other-writable,
+        # without setuid/setgid: "owner not right /usr/bin/runc 1000" ("setuid not allowed" has
+        # no published example yet)
+        patterns=(
+            r"ascend-docker[^\n]{0,600}?\b(?:owner|write permission|permission) not right\b",
+        ),
+        codes=(),
+        meaning="Ascend Docker Runtime (or another MindCluster component) refused a file: its "
+        "owner is not root, or group/others may write it, or it is setuid/setgid; the message "
+        "names the file (and the owner's uid)",
+        causes=(
+            "a binary it hands over to (runc, the hook) or a directory above it owned by an "
+            "ordinary user, after a manual install or an unpacked tarball",
+            "group- or world-writable permissions on that file or a directory above it",
+        ),
+        fix="give the file the message names, and each directory above it, to root and take "
+        "write away from group and others: `sudo chown root:root FILE && sudo chmod go-w "
+        "FILE` (e.g. /usr/bin/runc); then start the container again",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster component/ascend-docker-runtime/mindxcheckutils/"
+                "mindxcheckutils.go@22bb3d987bc0208c3eb7395e222b661276133c58",
+                "official",
+            ),
+            Source(
+                "liguodongiot/llm-action llm-localization/ascend/FAQ.md"
+                "@923449432b6bd00674efd5965fdb70365a88ce5e (owner not right /usr/bin/runc)",
+                "report",
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="dcmi-init-failed",
+        mode="container-devices",
+        component="dcmi",
+        patterns=(
+            # -8005 most often; -8001 and others after a driver upgrade (-8020 is another's)
+            r"dcmi module initiali[sz]ed? failed\.? ?ret is -80(?!20)\d\d\b",
+            r"dcmi init failed, error code: ?-8005",
+        ),
+        codes=("-8005",),
+        meaning="npu-smi's management library (DCMI) could not open the devices",
+        causes=(
+            "in a container: the devices are held by another container, or the container was "
+            "started without the device nodes or --privileged",
+            "/dev/davinci* not accessible to this user",
+            "driver not matching the running kernel (kernel upgraded) or not loaded",
+            "on a host: the driver or firmware was upgraded and the server not rebooted since",
+        ),
+        fix="start the container with --privileged, or pass /dev/davinciN, /dev/davinci_manager, "
+        "/dev/devmm_svm, /dev/hisi_hdc and mount /usr/local/Ascend/driver; on a host: reboot "
+        "after a driver or firmware upgrade (/var/log/ascend_seclog/ascend_install.log), and "
+        "check `dmesg -T | grep -i davinci`",
+        confirm="npu.device_nodes",
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/2698", "maintainer"),
+            Source("https://github.com/Project-HAMi/ascend-device-plugin/issues/23", "report"),
+            Source(
+                "Ascend/mind-cluster docs/zh/scheduling/faq.md"
+                "@c89c887a38646903186c17f471a856edf470169a (-8005 after a firmware upgrade)",
+                "official",
+            ),
+            Source("https://support.huaweicloud.com/cce_faq/cce_faq_00494.md (-8001)", "official"),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="dcmi-device-in-use",
+        mode="container-devices",
+        component="dcmi",
+        patterns=(
+            r"dcmi model initiali[sz]ed failed, because the device is used",
+            r"dcmi \w{1,10} initiali[sz]ed? failed[^\n]{0,60}ret is -8020",
+            # the driver's own kernel log (dmesg) for the same
+            r"some devices are used by other docker",
+        ),
+        codes=("-8020",),
+        meaning="another container holds the device: a container started without --privileged "
+        "cannot open a device that another container uses",
+        causes=(
+            "two containers given the same /dev/davinciN",
+            "a container started without the documented mounts (/usr/local/dcmi, "
+            "/usr/local/Ascend/driver/lib64 and version.info, /etc/ascend_install.info, npu-smi)",
+        ),
+        fix="stop the container that holds the NPU, or give each container its own NPUs "
+        "(docker run --device=/dev/davinciN, ASCEND_VISIBLE_DEVICES); check the container has "
+        "the documented mounts (-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
+        "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info)",
+        confirm="npu.device_nodes",
+        sources=(
+            Source(FACTS + " §1.2 (ops note) [3P]", "report"),
+            Source("https://github.com/Ascend/cann-container-image/issues/46", "report"),
+            Source("shared/reference/ascend-facts.md §1.2 (dcmi ret -8020)", "official"),
+            Source(
+                "https://www.hiascend.com/document/detail/en/canncommercial/800/maintenref/"
+                "troubleshooting/troubleshooting_0118.html (used by other docker)",
+                "official",
+            ),
+            Source(
+                "zhshgmail/easyr1-npu error-correction notes, entry EC-07 (-8020 from the binds)",
+                "report",
+            ),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="driver-not-mounted",
+        mode="container-devices",
+        component="driver",
+        patterns=(
+            r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
+            # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
+            r"\bDCMI_?Error_?Library_?Not_?Found\b",
+        ),
+        codes=(),
+        meaning="a driver library cannot be loaded: the driver is not installed, its lib64 is "
+        "not mounted into this container, or it is not on the loader's path in this shell",
+        causes=(
+            "container started without -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro",
+            "driver lib64 missing from LD_LIBRARY_PATH: a shell that did not read the profile "
+            "setting it (`docker exec -d`, a service unit, a cron job)",
+        ),
+        fix="mount the host driver: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
+        "-v /usr/local/dcmi:/usr/local/dcmi (on a host: reinstall the driver); where it is "
+        "there, put it on the loader's path in the shell that starts the job (`bash -lc`, or "
+        "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/"
+        "lib64/common:$LD_LIBRARY_PATH)",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/"
+                "toolboxug_0098.html (ascend-dmi: libdcmi.so)",
+                "official",
+            ),
+            Source("https://github.com/Project-HAMi/HAMi/issues/615", "report"),
+            Source(
+                "jianzhnie/EasyInfer docs/longcat_deploy_issues.md@b00e2732954d2b44994e8a291d4de0c2"
+                "ff3e7ead (docker exec -d without the profile)",
+                "report",
+            ),
+            Source("https://github.com/gpustack/gpustack/issues/3284 (pydcmi)", "report"),
+            Source(
+                "shared/reference/ascend-facts.md §1.2 (npu-smi without the driver's lib64)",
+                "report",
+            ),
+        ),
+        hints=("error", "cannot", "fail"),
+    ),
+    Failure(
+        id="npu-smi-missing",
+        mode="container-devices",
+        component="driver",
+        patterns=(
+            r"\bnpu-smi: (?:command not found|No such file or directory)",
+            # a device plugin looking for it (HAMi's ascend-device-plugin)
+            r"\bnpu-smi not found in\b",
+        ),
+        codes=(),
+        meaning="npu-smi is not there: in a container the host's npu-smi was not mounted (or "
+        "mounted from a path it does not have on that host); on a host the driver is not "
+        "installed",
+        causes=(
+            "container started without -v <host npu-smi>:/usr/local/bin/npu-smi",
+            "the host keeps npu-smi at another path than the one mounted",
+            "on a host: driver not installed",
+        ),
+        fix="find it on the host (`command -v npu-smi`) and mount it with the driver: "
+        "-v <that path>:/usr/local/bin/npu-smi -v /usr/local/Ascend/driver:/usr/local/Ascend/"
+        "driver:ro; on a host install the driver; `ampenv doctor --only npu.driver`",
+        confirm="npu.driver",
+        sources=(
+            Source("https://github.com/PaddlePaddle/PaddleX/issues/4542", "report"),
+            Source("https://github.com/Project-HAMi/ascend-device-plugin/issues/103", "report"),
+        ),
+        hints=("npu-smi",),
+    ),
+    Failure(
+        id="ascend-docker-hook-mount",
+        mode="container-devices",
+        component="ascend-docker-runtime",
+        patterns=(
+            r"failed to mount src: /\S{1,300}",
+            r"failed to do file mounting for",
+            r"error running prestart hook #\d{1,3}[^\n]{0,200}runc start prestart-hook",
+        ),
+        codes=(),
+        meaning="the Ascend Docker Runtime's prestart hook refused to bind-mount a host file "
+        "into the container (a driver file, npu-smi, a device), so the container did not start",
+        causes=(
+            "the host file or a directory above it is writable by others, or reached through a "
+            "symlink: the hook checks both before it mounts (the write permission check failed "
+            "in alphafold#1073)",
+            "a path in /etc/ascend-docker-runtime.d/*.list that is not a plain file or directory",
+        ),
+        fix="on the host, for the file the error names and each directory above it: "
+        "`ls -ld <path>`, `chmod o-w` on each, and replace symlinks with the real path; then "
+        "start the container again (the mount list is /etc/ascend-docker-runtime.d/base.list)",
+        confirm="npu.device_nodes",
+        sources=(
+            Source(
+                "Ascend/ascend-docker-runtime cli/src/u_mount.c@325ad71ea77c8e66fd9821f9c81053f030"
+                "ef123c (checkSrcFile: failed to mount src) and cli/src/utils.c "
+                "(CheckExternalFile)",
+                "official",
+            ),
+            Source("https://github.com/google-deepmind/alphafold/issues/1073", "report"),
+        ),
+        hints=("fail", "error"),
+    ),
+    Failure(
+        id="no-device",
+        mode="container-devices",
+        component="runtime",
+        patterns=(
+            code("207004"),
+            r"Get physical device number failed, err: ?87\b",
+            r"get device count of NPU failed",
+            r"reason=\[?driver error:no valid device",
+            # the runtime asking the driver for its devices, refused (87: not in this namespace)
+            r"\b(?:halGetDeviceInfo failed: drvRet|drvGetDevNum, drvRetCode)=87\b",
+            r"Error\b[^\n]{0,120}No such file or directory: '/dev/davinci\d{1,3}'",  # no nodes
+        ),
+        codes=("207004",),
+        meaning="the runtime found no usable device (ACL_ERROR_RT_NO_DEVICE): none visible to "
+        "this process, or the one asked for is unavailable",
+        causes=(
+            "ASCEND_RT_VISIBLE_DEVICES rejected (an EE1001 line next to it says why) or listing "
+            "devices that are not there",
+            "a container started without /dev/davinciN and the control devices, or given a "
+            "device another container already holds (the driver answers 87)",
+            "the driver not loaded, or the device faulty",
+        ),
+        fix="read the EE1001 line next to it; `npu-smi info`; check ASCEND_RT_VISIBLE_DEVICES "
+        "against the devices present; in a container pass /dev/davinciN, /dev/davinci_manager, "
+        "/dev/devmm_svm, /dev/hisi_hdc",
+        confirm="npu.devices",
+        sources=(
+            Source("https://github.com/InternLM/lmdeploy/issues/2585 (dsmi err 87)", "report"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (207004)",
+                "official",
+            ),
+            Source("https://github.com/gpustack/gpustack/issues/2527", "report"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUFunctions.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (device count messages)",
+                "official",
+            ),
+            Source("https://github.com/opendatalab/MinerU/issues/4233", "report"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/248 (drvRet=87)", "report"),
+        ),
+        hints=code_hints("error", "fail"),
+        rank=CLASS,
+    ),
+    Failure(
+        id="device-setup-failed",
+        mode="container-devices",
+        component="runtime",
+        patterns=(
+            code("507033"),
+            r"Failed to start the device",
+            # torch_npu 1.x's device start at init ("Initialize:.../npu_sys_ctrl.cpp:44 NPU
+            # error, error code is 500000"), not its switch of a thread's device (ExchangeDevice)
+            r"^(?![^\n]{0,400}\bExchangeDevice:)[^\n]{0,400}?npu_sys_ctrl\.cpp:\d{1,6} NPU "
+            r"error, error code is \d{6}",
+        ),
+        codes=("507033",),
+        meaning="the device could not be opened: busy (another process holds its memory), "
+        "dead, or refused by a check the lines around it name",
+        causes=(
+            "another process holds the device's memory (EL0004 next to it)",
+            "the device is faulty (dmesg: device(N) is not working)",
+            "the driver or firmware not installed properly (ais_bench's FAQ: `Failed to open "
+            "device,retCode=0x7020014`; reinstall the HDK this CANN needs and reboot)",
+            "the OPP package was rejected (E30006 next to it)",
+            "the driver does not match the CANN release (EL0002 'device ID is invalid' next to "
+            "it, with every id)",
+            "in a pod or container given some of the node's NPUs: a device id counted over the "
+            "node's NPUs, where the runtime counts 0..n-1 over the ones passed in "
+            "(ASCEND_RT_VISIBLE_DEVICES not set to match ASCEND_VISIBLE_DEVICES)",
+        ),
+        fix="`npu-smi info` and `fuser -v /dev/davinci*`: stop the holder; if dmesg shows "
+        "`device(N) is not working`, drain the node; in a container use ids 0..n-1 over the "
+        "NPUs passed in; if no process holds it, check that the driver is one this CANN "
+        "supports: `ampenv doctor --only npu.driver,cann.toolkit`",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (507033)",
+                "official",
+            ),
+            Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
+            Source("https://github.com/Ascend/pytorch/issues/67", "report"),
+            Source("https://github.com/PaddlePaddle/Paddle/issues/68865", "maintainer"),
+            Source("https://github.com/Project-HAMi/HAMi/issues/1894 (a pod's ids)", "report"),
+            Source(
+                "Ascend/tools ais-bench_workload/tool/ais_bench/FAQ.md"
+                "@9d6da90fd0d3e5d232676c7a4527f7d92ac70e5c (acl open device 0 failed)",
+                "official",
+            ),
+            Source(
+                "https://hiascend.com/document/caselibrary/detail/topic_0000001589508769 "
+                "(npu_sys_ctrl.cpp error code is 500000: driver and firmware)",
+                "official",
+            ),
+        ),
+        hints=code_hints("error", "fail"),
+        rank=CLASS,
+    ),
+    Failure(
+        id="k8s-npu-resource-insufficient",
+        mode="container-devices",
+        component="kubernetes",
+        patterns=(r"\bInsufficient huawei\.com/Ascend[\w-]{0,40}",),
+        codes=(),
+        meaning="the Kubernetes scheduler found no node with enough of the NPU resource the pod "
+        "asks for (devices, or HAMi's device memory or cores) left to allocate",
+        causes=(
+            "the Ascend device plugin (or HAMi's ascend-device-plugin) not running on the node, "
+            "so the node advertises none of the resource",
+            "the resource the pod asks for is named differently from what the plugin "
+            "advertises (chip name, -memory / -core suffixes), or more than one node has",
+            "other pods hold the devices",
+        ),
+        fix="kubectl describe node <node> | grep huawei.com/Ascend (allocatable and allocated); "
+        "check that the device plugin's DaemonSet pod runs on that node and read its log; ask "
+        "for a resource name and amount the node advertises",
+        confirm=None,
+        sources=(Source("https://github.com/Project-HAMi/HAMi/issues/1413", "report"),),
+        hints=("insufficient",),
+    ),
+)
