@@ -167,6 +167,50 @@ FAILURES = (
         hints=("fail", "error"),
     ),
     Failure(
+        id="npu-smi-board-query",
+        mode="container-devices",
+        component="npu-smi",
+        # npu-smi's own words when DCMI cannot read a board; -9005 is npu-smi's code, in no
+        # public table: what it means here is what the reports below agree on
+        patterns=(r"npu get board type failed[.,]? ret is -9005\b",),
+        codes=("-9005",),
+        meaning="npu-smi could not read a board through DCMI, the driver's management "
+        "interface: it enumerates every board of the machine, and in a container only the "
+        "NPUs exposed to it are there (or DCMI's own files are not); it says nothing of "
+        "whether the exposed NPUs compute",
+        causes=(
+            "a container given some NPUs only (--runtime=ascend with ASCEND_VISIBLE_DEVICES, a "
+            "device plugin): harmless where torch_npu or ACL still open the device",
+            "the container lacks DCMI's files (/usr/local/dcmi, the driver's lib64 and "
+            "version.info, /etc/ascend_install.info), often beside dcmi's -8020",
+        ),
+        fix="judge the device by compute, not npu-smi: `python -c 'import torch, torch_npu; "
+        "print(torch.npu.device_count())'` (or `ampenv doctor`) in the container; if it sees "
+        "the NPUs the message is harmless there (ask npu-smi on the host); if not, mount "
+        "-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
+        "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info with the device "
+        "nodes",
+        confirm="npu.device_nodes",
+        sources=(
+            Source(
+                "pypto's container guide, its edge cases (the public file index's id "
+                "68754409928): expected under --runtime=ascend",
+                "report",
+            ),
+            Source(
+                "zhshgmail/easyr1-npu error-correction notes, entry EC-08 (the public file "
+                "index's id 51881557038): DCMI's files not all mounted",
+                "report",
+            ),
+            Source(
+                "qwen35-ascend-migrator pitfall table, row 137 (the public file index's id "
+                "71390183054): torch_npu computed where npu-smi failed",
+                "report",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="driver-not-mounted",
         mode="container-devices",
         component="driver",
