@@ -11,6 +11,13 @@ TROUBLESHOOTING = (
     "maintenref/troubleshooting/{}.html (CANN 8.0.0 troubleshooting)"
 )
 
+# msaicerr's own code: the conclusions it may reach, in its words, and the order it tries them
+MSAICERR = Source(
+    "Ascend's msaicerr, aicore_error_info.py's _get_conclusion (the public file index's id "
+    "45845446654)",
+    "official",
+)
+
 FAILURES = (
     Failure(
         id="msaicerr-operator-at-fault",
@@ -21,6 +28,8 @@ FAILURES = (
         patterns=(
             r"(?<![\w.)*|-])(?<![\w.)*|-] )(?<![\w.)*|-]  )(?<!、)"
             r"Failed to execute the single-operator test case\. The operator logic may",
+            # the same conclusion in msaicerr's older wording
+            r"Single op test aicore error, please check op",
         ),
         codes=(),
         meaning="msaicerr replayed the failing kernel alone and it failed again: the fault is the "
@@ -81,7 +90,12 @@ FAILURES = (
         mode="core-exception",
         component="aicore",
         # msaicerr's conclusion when an input or output address is outside every allocation
-        patterns=(r"The input/output memory address of the operator is abnormal",),
+        patterns=(
+            r"The input/output memory address of the operator is abnormal",
+            # msaicerr's older wordings: an address not allocated, or the dump of it failing
+            r"Please check addrs\. The addr of input/output is used but not alloc",
+            r"Dump data failed in exception dump! Address of input or output is error",
+        ),
         codes=(),
         meaning="msaicerr found an input or output address of the failing kernel outside the "
         "device memory the process allocated (its report lists each: 'input[N] is out of "
@@ -99,7 +113,59 @@ FAILURES = (
             hicann_page(
                 "operator_io_address_abnormal.md", "96217e9acd4da744a739b8f94b020fbe0cc7fcca"
             ),
+            MSAICERR,
         ),
+        hints=("abnormal", "fail"),
+    ),
+    Failure(
+        id="msaicerr-atomic-overflow",
+        mode="core-exception",
+        component="aicore",
+        # msaicerr's conclusion where the error is 0x800000 and the plog holds "dha status 1"
+        patterns=(r"dha status 1\W{0,3} found in log\. It means Atomic accumulation exception",),
+        codes=(),
+        meaning="msaicerr read the failing kernel's error as an atomic accumulation (atomic add) "
+        "that overflowed: extreme values (inf, NaN, huge sums) reached an operator that adds "
+        "into its output atomically",
+        causes=(
+            "the data itself: inputs or activations that overflow the dtype (fp16 above all)",
+            "a false report: on Atlas A2 training products, or with several jobs on the device "
+            "at once, msaicerr may conclude this wrongly",
+        ),
+        fix="check the input data and the network's precision (find where inf/NaN first "
+        "appear: msprobe's overflow check, or ASCEND_LAUNCH_BLOCKING=1 and the operator's "
+        "inputs; keep the accumulation in fp32); before that, rerun with this job alone on "
+        "the device and collect again, since several jobs at once make this conclusion false",
+        confirm=None,
+        sources=(
+            MSAICERR,
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/80RC2alpha002/"
+                "devguide/maintenref/troubleshooting/troubleshooting_0018.html",
+                "official",
+            ),
+        ),
+        hints=("exception",),
+    ),
+    Failure(
+        id="msaicerr-input-data-invalid",
+        mode="core-exception",
+        component="aicore",
+        # msaicerr's conclusion when the exception dump's inputs hold NaN or inf
+        patterns=(r"Input data is abnormal\. Check the network accuracy",),
+        codes=(),
+        meaning="msaicerr read the failing kernel's inputs from the exception dump and found "
+        "them invalid (NaN or inf): the kernel failed on the data it was given, which an "
+        "earlier operator produced",
+        causes=(
+            "an overflow upstream (fp16 activations or gradients, a loss not scaled)",
+            "bad input data (a sample, an uninitialised buffer)",
+        ),
+        fix="find the first operator whose output holds NaN/inf (msprobe's overflow check or "
+        "dump, or ASCEND_LAUNCH_BLOCKING=1 with the inputs checked), then fix the precision "
+        "there (loss scaling, fp32 for that operator) or the data",
+        confirm=None,
+        sources=(MSAICERR,),
         hints=("abnormal",),
     ),
 )

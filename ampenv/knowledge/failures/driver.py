@@ -46,6 +46,28 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="driver-install-not-root",
+        mode="driver",
+        component="driver",
+        # the driver's .run installer, started by a user other than root
+        patterns=(r"do not have root permission, operation failed, please use root permission",),
+        codes=(),
+        meaning="the driver's (or firmware's) .run installer was started without root: it "
+        "installs kernel modules and device files, which only root may",
+        causes=("the .run package run by a normal user, or through sudo -u another user",),
+        fix="run it as root (`sudo ./Ascend-hdk-<chip>-npu-driver_<version>.run --full`, "
+        "--install-for-all where the package asks); a non-root user runs the driver through "
+        "the HwHiAiUser group (--install-username/--install-usergroup)",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "hicann/driver docs/zh/FAQ.md@999c25d7406900c7c55e747bbc59a8817f8d5650 (问题二)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="driver-internal-error",
         mode="driver",
         component="driver",

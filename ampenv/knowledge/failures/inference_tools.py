@@ -112,4 +112,27 @@ FAILURES = (
         sources=(Source(MXVISION_GUIDE, "official"),),
         hints=("err",),  # (its message is a key of its own: found where no error word stands)
     ),
+    Failure(
+        id="onnxruntime-cann-fallback",
+        mode="cann-env",
+        component="onnxruntime (CANN EP)",
+        # onnxruntime's banner when an execution provider fails to start, naming CANN's
+        patterns=(r"EP Error [^\n]{0,300}?(?:cann_execution_provider|CANNExecutionProvider)",),
+        codes=(),
+        meaning="onnxruntime could not start its CANN execution provider and fell back to the "
+        "CPU: the model runs, slowly, on the CPU",
+        causes=(
+            "a provider option it cannot parse (npu_mem_limit given as an expression or left "
+            "at its maximum, a misspelled option)",
+            "the CANN environment not sourced, or an onnxruntime built against another CANN",
+        ),
+        fix="read the EP Error's own reason: give each CANN provider option a plain value "
+        "(npu_mem_limit as an integer number of bytes, e.g. 21474836480), and source "
+        "/usr/local/Ascend/ascend-toolkit/set_env.sh before starting; then check "
+        "`onnxruntime.get_available_providers()` lists CANNExecutionProvider",
+        confirm="cann.toolkit",
+        sources=(Source("https://github.com/RapidAI/RapidOCR/issues/458", "report"),),
+        hints=("err",),
+    ),
 )
+

@@ -269,4 +269,88 @@ FAILURES = (
         ),
         hints=("err",),
     ),
+    Failure(
+        id="atb-operation-setup",
+        mode="core-exception",
+        component="ATB (NNAL)",
+        # op-plugin's check of an ATB operator's Setup (AtbCommon.cpp), and the frame it names
+        patterns=(
+            r"\] (?:\w{1,60}Operation )?setup failed!",
+            r"Exception raised from OperationSetup at ",
+        ),
+        codes=(),
+        meaning="an ATB (NNAL) fused operator that torch_npu's op-plugin called refused its "
+        "inputs or parameters at setup, before running: a shape, dtype or format, or a "
+        "parameter value this operator does not support",
+        causes=(
+            "a model feature the fused operator lacks (a partial rotary dimension for "
+            "RopeOperation, a head size or dtype the attention operator does not take)",
+            "inputs of another shape or dtype than the operator expects (a custom operator or a "
+            "framework's patch feeding it)",
+            "NNAL (ATB) of another release than torch_npu or the serving framework was built "
+            "for",
+        ),
+        fix="see which check refused: ATB's log to the console (CANN < 8.3: export "
+        "ASDOPS_LOG_LEVEL=ERROR ASDOPS_LOG_TO_STDOUT=1; from 8.3: export "
+        "ASCEND_SLOG_PRINT_TO_STDOUT=1 ASCEND_GLOBAL_LOG_LEVEL=3), then fit the inputs to "
+        "the operator's constraints or use the framework's native (non-ATB) implementation "
+        "of that layer; check NNAL's release against torch_npu's: `ampenv doctor --only "
+        "cann.toolkit`",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "Ascend/op-plugin op_plugin/utils/custom_functions/atb/AtbCommon.cpp"
+                "@517f2e7d0f202f38b76310706cb977ca2388ad21 (OperationSetup)",
+                "official",
+            ),
+            Source(
+                "hicann/ascend-transformer-boost docs/日志与调试.md (ATB's log variables)",
+                "official",
+            ),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/pull/7253 (RopeOperation and "
+                "GLM's partial rotary dimension; issue 686)",
+                "maintainer",
+            ),
+        ),
+        hints=("fail", "exception"),
+    ),
+    Failure(
+        id="output-smaller-than-operator",
+        mode="core-exception",
+        component="GE",
+        # GE's E19025 reason for a graph's output, and the TraceBack line that gives the sizes
+        patterns=(
+            r"Error: E19025: [^\n]{0,300}?The Output memory provided by the user, plus 64 "
+            r"bytes for data alignment, is smaller than op_size",
+            r"Check output size failed, index \d{1,6}, user size \d{1,20}, op size \d{1,20}",
+        ),
+        codes=("E19025",),
+        narrower=True,  # E19025 is any invalid input tensor
+        meaning="the output memory a graph or model was given is smaller than what its operator "
+        "writes (op_size): the size the caller computed from the operator's shape and dtype "
+        "is wrong",
+        causes=(
+            "torch.compile on the NPU (torchair) or a custom operator: the operator's Meta "
+            "function gives another dtype or shape than the kernel writes (bf16 where it "
+            "writes fp32 is half the bytes)",
+            "an offline model run with output buffers sized for another model, batch or "
+            "dynamic shape",
+        ),
+        fix="compare the two sizes the line names (user size against op size: a factor of 2 is "
+        "a 16-bit dtype against fp32); correct the Meta function's dtype or shape "
+        "(torchair: the registration of the custom operator's meta), or allocate each output "
+        "from the model's own output size for the shape that runs "
+        "(aclmdlGetOutputSizeByIndex)",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/torchair docs/zh/appendix/cases/graph_failed_cases.md"
+                "@fced8842d149f16b587c2c867d427e4b766831ca (Check output size failed)",
+                "official",
+            ),
+        ),
+        hints=("err", "fail"),
+    ),
 )
+
