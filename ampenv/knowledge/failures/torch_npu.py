@@ -44,18 +44,25 @@ FAILURES = (
         patterns=(
             r"(?i:error)[^\n]{0,200}?Expected one of [^\n]{0,400}device type at start of device "
             r"string: npu\b",
+            # torch itself has no `npu` attribute: torch_npu adds it when imported
+            r"module 'torch' has no attribute 'npu'",
         ),
         codes=(),
-        meaning="torch does not know the 'npu' device: torch_npu, which registers it, was not "
-        "imported in this process (or is not installed, or failed to load)",
+        meaning="torch does not know the NPU (the 'npu' device, torch.npu): torch_npu, which "
+        "registers it, was not imported in this process (or is not installed, or failed to "
+        "load)",
         causes=(
             "the program uses 'npu' without importing torch_npu (torch before 2.5 does not load "
-            "it on its own; from 2.5 only an installed torch_npu is loaded)",
+            "it on its own; from 2.5 only an installed torch_npu is loaded, and "
+            "TORCH_DEVICE_BACKEND_AUTOLOAD=0 turns that off)",
             "torch_npu not installed in this Python, or its import failed earlier in the log",
+            "NPU code run on a machine without the NPU stack (a GPU or CPU node)",
         ),
-        fix="import torch_npu before the first 'npu' device string (or rely on torch >= 2.5 "
-        'loading it: `pip show torch-npu` in the same Python); then `python -c "import torch, '
-        'torch_npu; print(torch.npu.is_available())"` names what fails',
+        fix="import torch_npu before the first 'npu' device string or torch.npu call (in the "
+        "entry script, and in each file a worker or a test collector imports first), or rely "
+        "on torch >= 2.5 loading it: `pip show torch-npu` in the same Python; then `python -c "
+        '"import torch, torch_npu; print(torch.npu.is_available())"` names what fails; code '
+        "meant for other machines too guards it with hasattr(torch, 'npu')",
         confirm="python.stack",
         sources=(
             Source("pytorch/pytorch c10/core/Device.cpp (parse_type: device string)", "official"),
@@ -64,8 +71,18 @@ FAILURES = (
                 "rejected, torch_npu not imported)",
                 "report",
             ),
+            Source(
+                "a triton-ascend tutorial's exercise (the public file index's id 63027293454): "
+                "torch.npu before and after import torch_npu",
+                "report",
+            ),
+            Source(
+                "a PyPTO kernels project's conftest.py (the public file index's id "
+                "69556091335): torch_npu imported at the top, else collection fails so",
+                "report",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "no attribute"),
     ),
     Failure(
         id="torch-npu-undefined-symbol",
