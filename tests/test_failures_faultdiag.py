@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tool_module import load_tool
 
 from ampenv.knowledge.failures import MODES, Scanner, explain, faultdiag, scan_lines
 
@@ -136,21 +137,10 @@ def test_every_rule_has_a_mode_and_the_modes_read_sensibly() -> None:
     assert modes["AISW_CANN_OS_003"] != "hccl"
 
 
-def _importer():  # type: ignore[no-untyped-def]
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "faultdiag_import", Path(__file__).parent.parent / "tools" / "faultdiag_import.py"
-    )
-    assert spec is not None and spec.loader is not None
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
 
 def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
     # tools/faultdiag_import.py from a minimal knowledge graph: kept texts, left-out reasons
-    tool = _importer()
+    tool = load_tool("faultdiag_import")
     kg = {
         "knowledge-repository": {
             "R1": {
@@ -197,7 +187,7 @@ def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("text", ["", "[]", '{"knowledge-repository": []}', "{"])
 def test_the_importer_stops_on_what_is_not_a_knowledge_graph(text: str, tmp_path: Path) -> None:
-    tool = _importer()
+    tool = load_tool("faultdiag_import")
     src, out = tmp_path / "kg.json", tmp_path / "faultdiag.json"
     src.write_text(text, encoding="utf-8")
     tool.OUT = out

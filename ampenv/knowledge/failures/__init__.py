@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures import code_tables, codes, faultdiag, plog
+from ampenv.knowledge.failures import code_tables, codes, faultdiag, ge_status, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
@@ -30,7 +30,10 @@ __all__ = [
 ]
 
 _E_CODE = re.compile(r"(?a)(?<![A-Za-z0-9])E[A-Z0-9]\d{4}(?![0-9])")
-_CODE = re.compile(r"(?a)^(?:E[A-Z0-9]\d{4}|ERR\d{5}|-?\d{4,6}|0x[0-9a-f]{1,8})$", re.IGNORECASE)
+_CODE = re.compile(
+    rf"(?a)^(?:E[A-Z0-9]\d{{4}}|ERR\d{{5}}|-?\d{{4,6}}|{ge_status.STATUS}|0x[0-9a-f]{{1,8}})$",
+    re.IGNORECASE,
+)
 
 
 def _norm(code: str) -> str:
@@ -46,7 +49,7 @@ def explain(query: str) -> list[Failure]:
     if q in BY_ID:
         return [BY_ID[q]]
     # an id a scan reported for a decoded code, or a Fault-Diag rule's own id
-    decoded = codes.by_id(q) or plog.by_id(q) or faultdiag.by_id(q)
+    decoded = codes.by_id(q) or ge_status.by_id(q) or plog.by_id(q) or faultdiag.by_id(q)
     if decoded is not None:
         return [decoded]
     if _CODE.match(q):
@@ -81,7 +84,7 @@ def _by_code(code: str) -> list[Failure]:
     wanted = _norm(code)
     found = [f for f in CATALOGUE if wanted in {_norm(c) for c in f.codes}]
     if not found:  # no entry of its own: its family's table may still know it
-        decoded = codes.lookup(wanted)
+        decoded = codes.lookup(wanted) or ge_status.decode(wanted)
         found = [decoded] if decoded is not None else []
     return sorted(found, key=lambda f: f.rank)
 
@@ -89,7 +92,7 @@ def _by_code(code: str) -> list[Failure]:
 def nearest(query: str, n: int = 5) -> list[str]:
     """Known codes and ids closest to ``query`` (for an unknown code: its neighbours)."""
     q = _norm(query) if _CODE.match(query.strip()) else query.strip()
-    codes = sorted({_norm(c) for f in CATALOGUE for c in f.codes})
+    codes = sorted({_norm(c) for f in CATALOGUE for c in f.codes} | set(ge_status.known()))
     if q.lstrip("-").isdigit():
         same_kind = [c for c in codes if c.lstrip("-").isdigit() and len(c) == len(q)]
         ranked = sorted(same_kind, key=lambda c: (-_prefix(c, q), abs(int(c) - int(q))))

@@ -12,6 +12,7 @@ from ampenv.knowledge.failures.device_faults import FAILURES as DEVICE_FAULTS
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
+from ampenv.knowledge.failures.ge_status import FAMILY_ENTRY as GE_STATUS
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
 from ampenv.knowledge.failures.inference_tools import FAILURES as INFERENCE_TOOLS
@@ -49,6 +50,7 @@ CATALOGUE: tuple[Failure, ...] = (
     *NAMED,
     *installs({f.id: f for f in NAMED}),
     *families({c.upper(): f for f in NAMED if not f.narrower for c in f.codes}),
+    GE_STATUS,  # a status number of GE's, a follow-up of what GE logged before it
     PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
     FAULT_DIAG,  # a line Fault-Diag's rules read that nothing above explains (the scanner asks)
 )
