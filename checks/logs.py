@@ -46,7 +46,10 @@ def _end_only(name: str) -> str:
 
 def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
     f = hit.failure
-    name = f"{f.codes[0]} ({f.id})" if f.codes else f.id
+    # the code the log showed (an entry owning several is found by any of them, or by its
+    # message with none)
+    shown = next((c for c in f.codes if c in hit.line or c in hit.match), None)
+    name = f"{shown} ({f.id})" if shown else f.id
     where = hit.first if hit.count == 1 else f"{hit.first} .. {hit.last}"
     times = "once" if hit.count == 1 else f"{hit.count} times"
     message = f"{name}: {f.meaning}; {times}, {where}"

@@ -140,13 +140,16 @@ FAILURES = (
             # library the framework installs (libpt_kernels.so)
             r"\bParse dynamic kernel config fail",
             r"\bso manager init failed, soFile is [^\n]{0,200}aicpu_kernels",
+            # an aclnn operator's l0 layer, which found no AI Core kernel to launch
+            r"\b\w{1,80} ADD_TO_LAUNCHER_LIST_AICORE failed",
         ),
         codes=(),
         meaning="no precompiled kernel for the operator: the kernels (ops) package is missing, "
         "from another CANN version, or the dtype/shape is not supported",
         causes=(
             "Ascend-cann-kernels-<chip> (CANN >= 8.5: cann-<chip>-ops) not installed",
-            "kernels package of another CANN version",
+            "kernels package of another CANN version, or for another chip (an image built for "
+            "the 910B on an A3 host, which reports Ascend910_93xx)",
             "an input dtype the operator does not support",
             "an AI CPU kernel library the framework deploys to the device missing "
             "(/usr/lib64/aicpu_kernels/libpt_kernels.so: the toolkit install that ships it)",
@@ -163,6 +166,17 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/237", "report"),
+            Source(
+                "CANN's ops, each aclnn operator's l0 layer (OP_LOGE '<Op> "
+                "ADD_TO_LAUNCHER_LIST_AICORE failed', e.g. the public file index's id "
+                "42566211380)",
+                "official",
+            ),
+            Source(
+                "a verl GRPO project's phase summary (the public file index's id 56779650324): "
+                "a 910B image on A3 hosts",
+                "report",
+            ),
             Source("https://github.com/Ascend/MindSpeed-LLM/issues/2", "report"),
             Source("https://github.com/hiyouga/LlamaFactory/issues/3796", "maintainer"),
             Source("https://github.com/hiyouga/LlamaFactory/issues/3779", "report"),
@@ -425,7 +439,7 @@ FAILURES = (
         id="soc-unsupported-by-torch-npu",
         mode="cann-pairing",
         component="torch_npu",
-        patterns=(r"Error: Unsupported soc version: ?Ascend\w{1,20}",),
+        patterns=(r"\bUnsupported soc version: ?Ascend\w{1,20}",),
         codes=(),
         meaning="this torch_npu release does not know the chip the runtime reports (the SoC it "
         "names): its build predates that chip's support",
@@ -439,7 +453,12 @@ FAILURES = (
                 "index's id 16840405259)",
                 "report",
             ),
+            Source(
+                "an Ascend 950PR CPT note, item 1 (the public file index's id 58891459494): "
+                "torch_npu 2.7.1 refused the 950PR, 2.12.0 ran",
+                "report",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "unsupport"),
     ),
 )

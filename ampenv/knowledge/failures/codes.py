@@ -588,7 +588,11 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         ),
         _family(
             "cann",
-            r"(?<![A-Za-z0-9_/])(?-i:(?P<code>E[0-9A-Z]\d{4}))(?:\)?:|\]|\s+Inner Error)"
+            # CANN's "EI0006:", "[EI0006]", "E39999 Inner Error", and its newer title form
+            # "Communication_Error_Bind_IP_Port(EI0020)" (a title's word, then the code in
+            # brackets)
+            r"(?<![A-Za-z0-9_/])(?-i:(?P<code>E[0-9A-Z]\d{4}))"
+            r"(?:\)?:|\]|\s+Inner Error|(?<=[A-Za-z]\(E[0-9A-Z]\d{4})\))"
             r"(?P<text>[^\n]{0,400})",
             "a CANN error code (E, its module, its number): the module, and whether it is the "
             "user's to fix or internal",
@@ -598,7 +602,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             (tables.E_CODE_FORMAT,),
             # No look-behind here: it would cost the regex its literal-prefix search (30x
             # slower on a 64 MiB tail); the pattern above checks the boundary on the line.
-            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error)",  # "：" typed in a title
+            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\)|\]|\s+Inner Error)",  # "：" typed in a title
             following=3,
         ),
         Failure(

@@ -345,9 +345,10 @@ FAILURES = (
             # 60000, bind fail. Reason: The IP and port have been bound already."
             r"Cannot bind IF\b[^\n]{0,120}\bbind fail",
         ),
-        codes=("EJ0003", "EI0019"),
-        meaning="HCCL could not listen on its host NIC port: the IP and port are bound already, "
-        "most often by another job (or a leftover process) on the same host",
+        codes=("EJ0003", "EI0019", "EI0020"),
+        meaning="HCCL could not listen on its port (the host NIC's, or EI0020: the NPU NIC's): "
+        "the IP and port are bound already, most often by another job (or a leftover process) "
+        "on the same host",
         causes=(
             "two jobs on one host using the same HCCL ports (60000-60015/60031 by default; "
             "vllm-ascend#405: two vLLM servers, vllm-ascend#4725: prefill and decode on one "
@@ -358,8 +359,9 @@ FAILURES = (
         fix="find the holder of the port the line names: `ss -ltnp | grep :<port>`; stop it, or "
         "give each job on the host its own ports: a distinct HCCL_IF_BASE_PORT per job (HCCL "
         "takes 16 or 32 ports from it) and reserve them (sysctl -w "
-        "net.ipv4.ip_local_reserved_ports=<base>-<base+31>); check HCCL_IF_IP "
-        "(`ampenv doctor --only env.hccl`)",
+        "net.ipv4.ip_local_reserved_ports=<base>-<base+31>); the NPU NIC's port (EI0020, "
+        "16666 by default, shared by the host's containers): HCCL_NPU_SOCKET_PORT_RANGE=auto "
+        "or a free range per job; check HCCL_IF_IP (`ampenv doctor --only env.hccl`)",
         confirm="env.hccl",
         sources=(
             Source(
@@ -374,6 +376,11 @@ FAILURES = (
                 "ascend-gha-runners/docs docs/error-types-zh.md (HCCL 通信端口被占用: EI0019, "
                 "Cannot bind IF)",
                 "report",
+            ),
+            Source(
+                "hcomm's error registry, EI0020 Communication_Error_Bind_IP_Port (the public "
+                "file index's id 52202443630): HCCL_NPU_SOCKET_PORT_RANGE",
+                "official",
             ),
         ),
         hints=("fail",),

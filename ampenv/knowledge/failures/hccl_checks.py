@@ -262,4 +262,64 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="ranktable-ip-invalid",
+        mode="hccl",
+        component="hccl",
+        # HCCL's check of a rank table's device_ip / eth ip (EI0004's reason)
+        patterns=(r"ip in ranktable is not a valid ip address",),
+        codes=(),
+        meaning="an IP address in the rank table (a device_ip, an eth ip) is not an address at "
+        "all: a placeholder (' ', '-.-.-.-') or an empty field, so HCCL refuses the table",
+        causes=(
+            "a rank table written by a tool that could not read the NPUs' NIC addresses (in a "
+            "container without /etc/hccn.conf or hccn_tool), leaving placeholders",
+            "a template's rank table (a platform's /etc/hccl_conf.json) used as it is",
+        ),
+        fix="write the rank table the job runs with: each device_ip from `hccn_tool -i <id> -ip "
+        "-g` on its server; on one server leave device_ip out (or run without a rank table), "
+        "and point RANK_TABLE_FILE at that file",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "HCCL's rank-table parser, UNIQUE_INFO_TYPE_DEVICE_IP (the public file index's id "
+                "1908115347): EI0004 'The ip in ranktable is not a valid ip address'",
+                "official",
+            ),
+            Source(
+                "an AIStudio NPU runtime note (the public file index's id 61693676188): "
+                "placeholder device_ip in /etc/hccl_conf.json, a per-job rank table",
+                "report",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own, found by the "not " pass)
+    ),
+    Failure(
+        id="hccp-ra-init-user",
+        mode="hccl",
+        component="hccp",
+        # HCCP's RDMA agent refusing to start (19) for a user it cannot resolve
+        patterns=(r"\bra init failed, return\[19\]",),
+        codes=(),
+        meaning="HCCP's RDMA agent (ra) could not start (19): the cause documented is the user "
+        "the job runs as, since with more than one device (TP > 1) HCCL needs the process's "
+        "UID to have an entry in /etc/passwd",
+        causes=(
+            "a container run as a non-root UID (runAsUser: 1000) that /etc/passwd does not list",
+            "/etc/hccn.conf not readable by that user",
+        ),
+        fix="give the UID an entry: a derived image with `useradd --uid 1000 --gid 0 "
+        "<name>` (or run as root), keep runAsUser/runAsGroup at that UID and group 0, and make "
+        "/etc/hccn.conf readable to it",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend docs/source/user_guide/deployment_guide/non_root_user.md"
+                "@698d5bd1c138ef0f1eef5c593f0bd126b994651f",
+                "maintainer",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )
+

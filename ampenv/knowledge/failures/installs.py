@@ -31,11 +31,23 @@ CANN_FRAME = re.compile(
 )
 
 
-def _cann_imports(m: re.Match[str]) -> bool:
+# A module torch_npu requires is torch_npu's to miss where a file of torch_npu imported it
+TORCH_NPU_FRAME = re.compile(r'\nFile "[^"\n]{0,300}?/torch_npu/')
+
+
+def _frame(m: re.Match[str]) -> tuple[str, str]:
     # the scanner reads a line with the frame above it, after a line break; a JSON record or a
     # repr holds its frame in the line
     line, _, frame = m.string.partition("\n")
-    frame = "\n" + frame if frame else frame_in_line(line, m.start())
+    return line, "\n" + frame if frame else frame_in_line(line, m.start())
+
+
+def _torch_npu_imports(m: re.Match[str]) -> bool:
+    return TORCH_NPU_FRAME.search(_frame(m)[1]) is not None
+
+
+def _cann_imports(m: re.Match[str]) -> bool:
+    line, frame = _frame(m)
     return CANN_LINE.search(line) is not None or CANN_FRAME.search(frame) is not None
 
 
@@ -52,6 +64,7 @@ LIBRARY_OWNERS: tuple[tuple[str, Owner], ...] = (
 MODULE_OWNERS: tuple[tuple[str, Owner], ...] = (
     ("cann", ("cann-python-missing", None)),
     ("cann-requires", ("init-env-failed", _cann_imports)),
+    ("torch_npu-requires", ("torch-npu-python-deps", _torch_npu_imports)),
 )
 LIBRARY = (
     r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",
@@ -59,7 +72,8 @@ LIBRARY = (
     r"Failed to load (?:the )?(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})? dynamic library",
 )
 # the top-level package of the module named ("No module named 'tbe.common.utils'": tbe)
-MODULE = (r"No module named '?(?P<code>[A-Za-z_]\w{0,60})(?![\w])",)
+# (its quote escaped where a repr or a JSON record carries the line)
+MODULE = (r"No module named \\?'?(?P<code>[A-Za-z_]\w{0,60})(?![\w])",)
 
 
 def _table() -> dict:

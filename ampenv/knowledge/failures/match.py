@@ -26,6 +26,7 @@ from ampenv.knowledge.failures.lines import (
     WINDOW,
     continued,
     frame_above,
+    frame_in_line,
     line_at,
     plain,
     quiet,
@@ -425,13 +426,17 @@ class Scanner:
         remember = data[end + 1 : end + 2] not in _INDENT and not before
         passes = frozenset(hints)
         # the frame above a line of a pass that reads it is part of what the line says
-        frame = "" if passes.isdisjoint(self._framed) else frame_above(data, line_at(data, end)[0])
+        framed = not passes.isdisjoint(self._framed)
+        frame = frame_above(data, line_at(data, end)[0]) if framed else ""
         remember = remember and len(frame) <= SEEN_LINE
         for part in parts:
-            key = (part, passes, frame, self._texts)
+            # a part is read with the frame an earlier part holds (a traceback in one repr)
+            before_it = window[: window.find(part)] if framed and part is not window else b""
+            held = frame or frame_in_line(before_it.decode("utf-8", "replace"), len(before_it))
+            key = (part, passes, held, self._texts)
             matches = self._seen.get(key) if remember else None
             if matches is None:
-                matches = self._matches(part, hints, data, end, before, frame)
+                matches = self._matches(part, hints, data, end, before, held)
                 if remember and len(part) <= SEEN_LINE:
                     if len(self._seen) >= SEEN_LINES:
                         self._seen.clear()

@@ -192,15 +192,29 @@ FAILURES = (
         id="npu-oom-absurd-size",
         mode="device-memory",
         component="torch_npu",
-        patterns=(r"Tried to allocate more than 1EB memory",),
+        patterns=(r"Tried to allocate more than 1EB\b",),
         codes=(),
-        meaning="a size computed from corrupt values (in the report, tensor contents overwritten "
-        "by an out-of-bounds kernel write), not a real shortage of memory",
-        causes=("a kernel wrote out of bounds earlier", "an uninitialised size"),
-        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 and check the tensors that size depends on",
+        meaning="a size computed from corrupt values (tensor contents overwritten by an "
+        "out-of-bounds kernel write, or a size received corrupt over a collective), not a real "
+        "shortage of memory",
+        causes=(
+            "a kernel wrote out of bounds earlier",
+            "a size sent between ranks that arrived corrupt: torch.distributed's object send / "
+            "receive batched into one P2P over HCCL (pipeline parallelism's shape exchange, "
+            "then an EOFError)",
+            "an uninitialised size",
+        ),
+        fix="rerun with ASCEND_LAUNCH_BLOCKING=1 and check the tensors that size depends on; "
+        "where it follows a send_object_list / recv_object_list (pipeline stages exchanging "
+        "shapes), pass use_batch=False to those one-off metadata exchanges",
         confirm=None,
         sources=(
             Source("https://github.com/flashserve/flash-linear-attention-npu/issues/149", "report"),
+            Source(
+                "a TorchTitan-on-Ascend graph-mode failure log, G009 (the public file index's id "
+                "61975473514): PipelineStage's batched object P2P",
+                "report",
+            ),
         ),
         hints=("out of memory",),
     ),

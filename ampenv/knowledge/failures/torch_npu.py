@@ -324,6 +324,39 @@ FAILURES = (
         hints=("no module named",),
     ),
     Failure(
+        id="torch-npu-python-deps",
+        mode="torch-pairing",
+        component="torch_npu",
+        # read through the Python-module family: the module torch_npu's own file imported
+        patterns=(),
+        codes=(),
+        meaning="torch_npu's import needs a Python package this environment lacks (PyYAML or "
+        "numpy): torch_npu's own requirements, which older wheels did not declare, so pip "
+        "did not install them; from torch 2.6 it shows inside `import torch`, as the backend "
+        "autoload's failure",
+        causes=(
+            "a torch_npu wheel that does not declare its requirements (2.7.1 and older), "
+            "installed into a fresh environment",
+            "the package removed or shadowed after torch_npu was installed",
+        ),
+        fix="install what torch_npu imports: pip install pyyaml numpy (numpy < 2 for torch_npu "
+        "releases built against numpy 1); then `python -c 'import torch, torch_npu'`",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/pytorch requirements.txt (pyyaml) and torch_npu 2.13.0's METADATA "
+                "(Requires-Dist: numpy, pyyaml)",
+                "official",
+            ),
+            Source(
+                "an Ascend verification log, issue 1 (the public file index's id 67264106926): "
+                "torch-npu 2.7.1 without pyyaml",
+                "report",
+            ),
+        ),
+        hints=(),
+    ),
+    Failure(
         id="two-accelerators",
         mode="torch-pairing",
         component="torch_npu",
