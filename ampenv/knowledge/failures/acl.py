@@ -244,6 +244,7 @@ FAILURES = (
             r"\[aicpu (?:exception|timeout)\]",
             r"aicpu execution is abnormal",
             r"Aicpu kernel execute failed",
+            r"AI CPU kernel execution failed",  # the same in a newer CANN's words
             r"an exception occurred during AICPU execution",
             # the device's exception dump: the task that faulted was an AI CPU kernel
             r"Exception info:[^\n]{0,300}\btask type=aicpu kernel\b",

@@ -111,9 +111,11 @@ FAILURES = (
             "on a host: the driver or firmware was upgraded and the server not rebooted since",
         ),
         fix="start the container with --privileged, or pass /dev/davinciN, /dev/davinci_manager, "
-        "/dev/devmm_svm, /dev/hisi_hdc and mount /usr/local/Ascend/driver; on a host: reboot "
-        "after a driver or firmware upgrade (/var/log/ascend_seclog/ascend_install.log), and "
-        "check `dmesg -T | grep -i davinci`",
+        "/dev/devmm_svm, /dev/hisi_hdc and mount /usr/local/Ascend/driver; on a host as a user "
+        "other than root: `ls -l /dev/davinci*` (root:HwHiAiUser, 660) and add the user to "
+        "that group (sudo usermod -aG HwHiAiUser $USER, then log in again); after a driver or "
+        "firmware upgrade: reboot (/var/log/ascend_seclog/ascend_install.log), and check "
+        "`dmesg -T | grep -i davinci`",
         confirm="npu.device_nodes",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/2698", "maintainer"),
@@ -124,6 +126,11 @@ FAILURES = (
                 "official",
             ),
             Source("https://support.huaweicloud.com/cce_faq/cce_faq_00494.md (-8001)", "official"),
+            Source(
+                "CANN environment setup FAQ, item 3 (the public file index's id 69025495947): "
+                "-8005 for a user outside the HwHiAiUser group",
+                "report",
+            ),
         ),
         hints=("fail",),
     ),

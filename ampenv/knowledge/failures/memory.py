@@ -126,6 +126,35 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="mindie-warmup-out-of-memory",
+        mode="device-memory",
+        component="MindIE",
+        # MindIE LLM's warm-up with the service's largest sizes, before it serves
+        patterns=(r"Warmup failed, because of [\w ]{0,60}out of memory",),
+        codes=(),
+        meaning="MindIE's warm-up, which runs the largest request its configuration allows, ran "
+        "out of device memory: the sizes in config.json (prefill tokens, batch size, sequence "
+        "length; a multimodal model's reserved area grows with the prefill tokens) need more "
+        "than the weights leave free",
+        causes=(
+            "maxPrefillTokens / maxBatchSize / maxSeqLen larger than the free memory allows "
+            "(MindIE 2.2 reserves more for multimodal models than 2.1 did)",
+            "too few NPUs for the model at these sizes",
+        ),
+        fix="lower maxPrefillTokens (and maxBatchSize, maxSeqLen, maxIterTimes) in "
+        "mindie-service's config.json, or spread the model over more NPUs (a larger "
+        "tensor-parallel world)",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "https://github.com/gpustack/gpustack/pull/3600 (MindIE 2.2's multimodal "
+                "warm-up; issue 3541)",
+                "maintainer",
+            ),
+        ),
+        hints=("out of memory",),
+    ),
+    Failure(
         id="npu-out-of-memory",
         mode="device-memory",
         component="torch_npu",
@@ -217,6 +246,43 @@ FAILURES = (
             ),
         ),
         hints=("out of memory",),
+    ),
+    Failure(
+        id="host-pinned-memory",
+        mode="device-memory",
+        component="torch_npu",
+        # torch_npu's pinned host allocator (CachingHostAllocator) calling the runtime
+        patterns=(
+            r"NPU function error: aclrtMallocHost(?:WithCfg)?, error code is \d{6}",
+            r"\ballocate_host_memory_slowpath\b",
+        ),
+        codes=(),
+        meaning="the runtime could not allocate page-locked (pinned) host memory for torch_npu: "
+        "the host's memory, not the device's, ran out (the EL0004 / 207001 beside it are the "
+        "host allocation's)",
+        causes=(
+            "pinned buffers larger than the host can lock: a KV-cache pool or offload buffers "
+            "per worker, pin_memory data loaders, several servers on one host",
+            "leftover processes of an earlier run still holding pinned memory",
+            "a locked-memory limit (ulimit -l, a container's memlock) below what the job pins",
+        ),
+        fix="`free -g` and the processes holding memory (stop leftovers); lower what the job pins "
+        "(the KV pool or offload sizes per worker, pin_memory=False, fewer workers); raise the "
+        "memlock limit (ulimit -l unlimited; docker --ulimit memlock=-1)",
+        confirm="host.resources",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/CachingHostAllocator.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (aclrtMallocHost)",
+                "official",
+            ),
+            Source(
+                "a PD-disaggregated pool's start-up failure record (the public file index's id "
+                "62526321018): host pinned memory per worker",
+                "report",
+            ),
+        ),
+        hints=("err", "fail"),
     ),
     Failure(
         id="device-memory-held",
