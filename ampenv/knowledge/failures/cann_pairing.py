@@ -44,12 +44,16 @@ FAILURES = (
         causes=(
             "CANN and torch_npu (or the SDK, e.g. MindX) from different releases",
             "LD_LIBRARY_PATH holding another CANN's libraries than the one set up",
+            "a custom operator's aclnn function (aclnn<Op>GetWorkspaceSize of an operator you "
+            "built): its package's library is not on the loader's path",
         ),
         fix="install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
         'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '
         "the release this torch_npu names (another program: the release its notes pair with "
         "this CANN); check that LD_LIBRARY_PATH holds one CANN only; `ampenv doctor --only "
-        "python.stack,cann.toolkit`",
+        "python.stack,cann.toolkit`; an aclnn function of a custom operator: add its package's "
+        "op_api/lib (the path its deployment prints, under the vendors folder) to "
+        "LD_LIBRARY_PATH",
         confirm="python.stack",
         sources=(
             Source(
@@ -71,6 +75,11 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/pull/1261", "report"),
+            Source(
+                "an Ascend operator toolchain tutorial, FAQ 3.2-3.3 (the public file index's id "
+                "54546271984): a custom operator's library not on LD_LIBRARY_PATH",
+                "report",
+            ),
         ),
         hints=("undefined symbol", "libopapi", "fail"),
         judge=_not_a_lookup_miss,
