@@ -4,6 +4,7 @@ state where a check can confirm or refute it."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from typing import Optional
 
@@ -44,11 +45,24 @@ def _end_only(name: str) -> str:
     return f"pass only its end: {end} | ampenv doctor --log -"
 
 
+def _shown(codes: tuple[str, ...], hit: Hit) -> Optional[str]:
+    """The first of ``codes`` the hit's line shows as a token of its own (an entry owning
+    several is found by any of them, or by its message with none; 107001 in a pid 1070012 is
+    not shown)."""
+    for text in (hit.line, hit.match):  # the line as the log wrote it first
+        at = {}
+        for code in codes:
+            m = re.search(rf"(?<![\w-]){re.escape(code)}(?!\w)", text)
+            if m:
+                at[code] = m.start()
+        if at:
+            return min(at, key=at.__getitem__)
+    return None
+
+
 def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
     f = hit.failure
-    # the code the log showed (an entry owning several is found by any of them, or by its
-    # message with none)
-    shown = next((c for c in f.codes if c in hit.line or c in hit.match), None)
+    shown = _shown(f.codes, hit)
     name = f"{shown} ({f.id})" if shown else f.id
     where = hit.first if hit.count == 1 else f"{hit.first} .. {hit.last}"
     times = "once" if hit.count == 1 else f"{hit.count} times"

@@ -518,12 +518,13 @@ def _family(
     refs: tuple[str, ...],
     anchor: Optional[str] = None,
     following: int = 0,
+    more: tuple[str, ...] = (),
 ) -> Failure:
     return Failure(
         id=FAMILY_OF[component],
         mode=mode,
         component=component,
-        patterns=(pattern,),
+        patterns=(pattern, *more),
         codes=(),
         meaning=meaning,
         causes=("the class of the code (the table's own rule)",),
@@ -552,7 +553,12 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:
         code = m.group("code")
         owner = owners.get(code)
-        return owner or e_code(code, m.group("text"), m.string[m.end() :])
+        text = m.group("text")
+        if "title" in m.re.groupindex:  # a title's brackets: a code CANN's tables know only
+            if owner is None and lookup(code) is None:
+                return None
+            text = f"{m.group('title')}{text}"
+        return owner or e_code(code, text, m.string[m.end() :])
 
     return (
         _family(
@@ -588,11 +594,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         ),
         _family(
             "cann",
-            # CANN's "EI0006:", "[EI0006]", "E39999 Inner Error", and its newer title form
-            # "Communication_Error_Bind_IP_Port(EI0020)" (a title's word, then the code in
-            # brackets)
-            r"(?<![A-Za-z0-9_/])(?-i:(?P<code>E[0-9A-Z]\d{4}))"
-            r"(?:\)?:|\]|\s+Inner Error|(?<=[A-Za-z]\(E[0-9A-Z]\d{4})\))"
+            r"(?<![A-Za-z0-9_/])(?-i:(?P<code>E[0-9A-Z]\d{4}))(?:\)?:|\]|\s+Inner Error)"
             r"(?P<text>[^\n]{0,400})",
             "a CANN error code (E, its module, its number): the module, and whether it is the "
             "user's to fix or internal",
@@ -602,8 +604,15 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             (tables.E_CODE_FORMAT,),
             # No look-behind here: it would cost the regex its literal-prefix search (30x
             # slower on a 64 MiB tail); the pattern above checks the boundary on the line.
-            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\)|\]|\s+Inner Error)",  # "：" typed in a title
+            # the title form's "(E" is a literal of its own: a search as quick as the one for E
+            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error)|\(E[0-9A-Z]\d{4}\)",
             following=3,
+            # CANN's newer title form, "Communication_Error_Bind_IP_Port(EI0020)": a title of
+            # words joined by "_" before the code in brackets
+            more=(
+                r"(?<![\w(])(?P<title>[A-Za-z][A-Za-z0-9]{0,30}(?:_[A-Za-z0-9]{1,30}){1,8})"
+                r"\((?-i:(?P<code>E[0-9A-Z]\d{4}))\)(?P<text>[^\n]{0,400})",
+            ),
         ),
         Failure(
             id=FAMILY_OF["driver"],

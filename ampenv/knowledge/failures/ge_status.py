@@ -22,12 +22,12 @@ from ampenv.knowledge.failures.model import GENERIC, Failure, Source
 TABLE_FILE = Path(__file__).with_name("ge_status_codes.json")
 FAMILY = "ge-status-code"
 STATUS = r"134\d{7}"  # 1343225856 (0x50100000) .. 1343266815 and the modules above
-# Where a program prints one bare: after an "error code", a "ret", a "status" (GE's own
-# "ErrorNo: 1343242270(Prepare Graph infershape failed)" says its words already, and its plog
-# line is the plog family's)
+# Where a program prints one bare: after an "error code" or a "ret" (GE's own "ErrorNo:
+# 1343242270(Prepare Graph infershape failed)" says its words already, and its plog line is the
+# plog family's), a whole number no unit or word follows ("ret = 1343225857 ms" is a time)
 CONTEXT = (
-    r"(?:\berror code|\bret(?:urn ret)?|\bstatus|ATC error code)"
-    rf"\s{{0,3}}(?:is\b|[=:(])\s{{0,3}}(?P<code>{STATUS})(?!\d)"
+    r"(?:\berror code|\bret(?:urn ret)?|ATC error code)"
+    rf"\s{{0,3}}(?:is\b|[=:(])\s{{0,3}}(?P<code>{STATUS})(?![\d.:x]|\s{{0,3}}[A-Za-z])"
 )
 # A memory stage's status is device memory's; every other stage builds or runs a graph
 MEMORY = re.compile(r"MALLOC|MEMALLOC|MEM_ALLOC|ALLOC_\w*MEM|OUT_OF_MEMORY")

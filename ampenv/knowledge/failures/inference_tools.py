@@ -117,7 +117,7 @@ FAILURES = (
         mode="cann-env",
         component="onnxruntime (CANN EP)",
         # onnxruntime's banner when an execution provider fails to start, naming CANN's
-        patterns=(r"EP Error [^\n]{0,300}?(?:cann_execution_provider|CANNExecutionProvider)",),
+        patterns=(r"EP Error [^\n]{0,300}?/providers/cann/",),
         codes=(),
         meaning="onnxruntime could not start its CANN execution provider and fell back to the "
         "CPU: the model runs, slowly, on the CPU",

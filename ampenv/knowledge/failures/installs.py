@@ -32,7 +32,7 @@ CANN_FRAME = re.compile(
 
 
 # A module torch_npu requires is torch_npu's to miss where a file of torch_npu imported it
-TORCH_NPU_FRAME = re.compile(r'\nFile "[^"\n]{0,300}?/torch_npu/')
+TORCH_NPU_FRAME = re.compile(r'\nFile "[^"\n]{0,300}?(?:-packages|\.\.\.)/torch_npu/')
 
 
 def _frame(m: re.Match[str]) -> tuple[str, str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Optional
 from unicodedata import east_asian_width
@@ -295,3 +295,29 @@ def trim(line: str, start: int, end: int) -> str:
         return line
     at = max(0, min(start, len(line)) - EXCERPT // 3)
     return line[at : at + EXCERPT]
+
+
+# A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
+# it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
+# launcher relaying a traceback as one string).
+BREAK = re.compile(rb"\r|\\r\\n|\\n")
+
+
+def record_parts(
+    window: bytes, keep: Callable[[bytes], bool], frame: Optional[str]
+) -> list[tuple[bytes, str]]:
+    """The parts of ``window`` between its BREAKs that ``keep`` keeps, each with the frame it is
+    read with (``frame``: the line's; None: no frame is read): a traceback's in the parts just
+    before it, where a repr or a JSON record carries one, before the line's. Linear: each part
+    looks back a few parts only."""
+    parts = BREAK.split(window)
+    traced = frame is not None and b"File " in window  # no frame to look for: none looked for
+
+    def above(i: int) -> str:
+        if not traced:
+            return frame or ""
+        rows = (plain(p.decode("utf-8", "replace")) for p in reversed(parts[max(0, i - 8) : i]))
+        return last_frame(rows) or frame or ""
+
+    return [(part, above(i)) for i, part in enumerate(parts) if keep(part)]
+

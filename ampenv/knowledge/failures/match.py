@@ -26,11 +26,11 @@ from ampenv.knowledge.failures.lines import (
     WINDOW,
     continued,
     frame_above,
-    frame_in_line,
     line_at,
     plain,
     quiet,
     record,
+    record_parts,
     said,
     screen_lines,
     starts_record,
@@ -39,10 +39,6 @@ from ampenv.knowledge.failures.lines import (
 )
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure, TextFacts
 
-# A line break inside one line: a CR (a progress bar rewrites its line, the error printed after
-# it is a line of its own) or an escaped one (a JSON log's message, an exception's repr, a
-# launcher relaying a traceback as one string).
-BREAK = re.compile(rb"\r|\\r\\n|\\n")
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
 MAX_DECODED = 256
@@ -416,23 +412,21 @@ class Scanner:
     ) -> None:
         """The failures of one line's window. A BREAK inside it ends a line for the patterns,
         but all its parts count as one line: one finding each, however often it repeats there."""
-        parts = [window]
-        if b"\r" in window or b"\\n" in window:
-            # escaped breaks: the line as written is read too (a code's hint may stand in
-            # another part); CRs: a progress bar's parts only (reading its whole was quadratic)
-            parts = [*([window] if b"\\n" in window else []), *self._parts(window, hints)]
-        # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
-        # lines read with it follow (indented: an E-code's cause and solution)
-        remember = data[end + 1 : end + 2] not in _INDENT and not before
         passes = frozenset(hints)
         # the frame above a line of a pass that reads it is part of what the line says
         framed = not passes.isdisjoint(self._framed)
         frame = frame_above(data, line_at(data, end)[0]) if framed else ""
+        parts = [(window, frame)]
+        if b"\r" in window or b"\\n" in window:
+            # escaped breaks: the line as written is read too (a code's hint may stand in
+            # another part); CRs: a progress bar's parts only (reading its whole was quadratic)
+            whole = [(window, frame)] if b"\\n" in window else []
+            parts = [*whole, *self._parts(window, hints, frame if framed else None)]
+        # a part read before (a retry loop's line, a flood's) gives what it gave then, unless
+        # lines read with it follow (indented: an E-code's cause and solution)
+        remember = data[end + 1 : end + 2] not in _INDENT and not before
         remember = remember and len(frame) <= SEEN_LINE
-        for part in parts:
-            # a part is read with the frame an earlier part holds (a traceback in one repr)
-            before_it = window[: window.find(part)] if framed and part is not window else b""
-            held = frame or frame_in_line(before_it.decode("utf-8", "replace"), len(before_it))
+        for part, held in parts:
             key = (part, passes, held, self._texts)
             matches = self._seen.get(key) if remember else None
             if matches is None:
@@ -558,13 +552,14 @@ class Scanner:
         anchor = self._anchors.get(hint)
         return anchor.search(part) is not None if anchor is not None else hint in lowered
 
-    def _parts(self, window: bytes, hints: set[bytes]) -> list[bytes]:
-        """The parts of a window between its BREAKs that hold one of ``hints``."""
-        return [
-            part
-            for part in BREAK.split(window)
-            if any(self._holds(part, part.lower(), hint) for hint in hints)
-        ]
+    def _parts(
+        self, window: bytes, hints: set[bytes], frame: Optional[str]
+    ) -> list[tuple[bytes, str]]:
+        """The parts of a window between its BREAKs that hold one of ``hints``, each with the
+        frame it is read with (``record_parts``)."""
+        return record_parts(
+            window, lambda part: any(self._holds(part, part.lower(), h) for h in hints), frame
+        )
 
     def feed_text(
         self, text: str, name: str, first_line: int = 1, deadline: Optional[float] = None

@@ -275,7 +275,7 @@ FAILURES = (
         component="ATB (NNAL)",
         # op-plugin's check of an ATB operator's Setup (AtbCommon.cpp), and the frame it names
         patterns=(
-            r"\] (?:\w{1,60}Operation )?setup failed!",
+            r"compiler_depend\.ts:\d{1,6}\] (?:\w{1,60}Operation )?setup failed!",
             r"Exception raised from OperationSetup at ",
         ),
         codes=(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import below_error
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 PAIR_FIX = (
@@ -48,6 +49,8 @@ FAILURES = (
             r"module 'torch' has no attribute 'npu'",
         ),
         codes=(),
+        # an INFO or WARNING line saying so is a library probing for the NPU and going on
+        judge=lambda m: not below_error(m.string, m.start()),
         meaning="torch does not know the NPU (the 'npu' device, torch.npu): torch_npu, which "
         "registers it, was not imported in this process (or is not installed, or failed to "
         "load)",

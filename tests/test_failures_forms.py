@@ -1,0 +1,83 @@
+"""Forms a failure's line takes that a red team turned against the scan: CANN's title form of
+an E-code, a traceback relayed as one string, the code a finding names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_ampenv
+
+from ampenv.knowledge.failures import scan_lines
+
+
+def _ids(*lines: str) -> set[str]:
+    return {h.id for h in scan_lines(list(lines), "log")}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Model(E12345) loaded successfully",  # a word, not a title of CANN's
+        "row 12: =SUM(E10000)",
+        "    status = Status(E19999)  # quoted source",
+        "part no. Bracket_Part(E00001) in stock",  # a title's shape, a module CANN has not
+        "foo(EX1234), bar(EY5678)",
+        "alloc block (0x55AE01234) size 3",  # an address whose digits end in E0dddd
+    ],
+)
+def test_bracketed_codes_that_are_no_cann_title_stay_silent(line: str) -> None:
+    assert _ids(line) == set()
+
+
+def test_cann_title_form_is_read_and_a_known_code_of_it_is_its_entry() -> None:
+    assert "hccl-port-in-use" in _ids("Communication_Error_Bind_IP_Port(EI0020)")
+    assert "cann-e39007" in _ids("Inner_Error_Device_Subprocess_Startup_Timeout(E39007)")
+
+
+def _relayed(path: str) -> str:
+    return (
+        "Traceback (most recent call last):\\n"
+        f'  File "{path}", line 9, in <module>\\n'
+        "    import yaml\\n"
+        "ModuleNotFoundError: No module named 'yaml'\\n"
+    )
+
+
+def test_a_relayed_traceback_is_read_with_its_own_frame_before_the_launchers() -> None:
+    torch_npu = "/usr/lib/python3.10/site-packages/torch_npu/__init__.py"
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/opt/launcher/run.py", line 40, in <module>',
+        "    raise RuntimeError(child.stderr)",
+        "RuntimeError: " + repr(_relayed(torch_npu).replace("\\n", "\n")),
+    ]
+    assert "torch-npu-python-deps" in _ids(*lines)
+
+
+def test_each_relayed_traceback_is_read_with_the_frame_above_it() -> None:
+    app, torch_npu = "/srv/app.py", "/usr/lib/python3.10/site-packages/torch_npu/npu/x.py"
+    record = {"msg": _relayed(app).replace("\\n", "\n") + _relayed(torch_npu).replace("\\n", "\n")}
+    assert "torch-npu-python-deps" in _ids(json.dumps(record))
+    record = {"msg": _relayed(torch_npu).replace("\\n", "\n") + _relayed(app).replace("\\n", "\n")}
+    assert "torch-npu-python-deps" in _ids(json.dumps(record))
+    # a folder of the user's own named torch_npu is not torch_npu's package
+    assert "torch-npu-python-deps" not in _ids(*_relayed("/home/me/torch_npu/t.py").split("\\n"))
+
+
+def _summary(tmp_path: Path, line: str) -> str:
+    log = tmp_path / "job.log"
+    log.write_text(line + "\n", encoding="utf-8")
+    ran = run_ampenv("doctor", "--only", "logs.errors", "--log", str(log), "-f", "json")
+    (check,) = [c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors"]
+    return check["summary"]
+
+
+def test_a_finding_names_the_code_its_line_shows_as_a_token(tmp_path: Path) -> None:
+    # 107001 inside a pid, 0x30 inside an address: not the codes the line shows
+    assert _summary(tmp_path, "AssertionError: Invalid device id, pid 1070012").startswith(
+        "invalid-device-id:"
+    )
+    line = "Failed to bind the IP port, see EI0019 and EJ0003 in the plog"
+    assert _summary(tmp_path, line).startswith("EI0019 (hccl-port-in-use)")
