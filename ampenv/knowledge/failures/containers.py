@@ -93,6 +93,39 @@ FAILURES = (
         hints=("fail", "error"),
     ),
     Failure(
+        id="ascend-docker-runtime-missing",
+        mode="container-devices",
+        component="ascend-docker-runtime",
+        # the container engine starting a container with a runtime whose binary is gone
+        patterns=(
+            r"OCI runtime create failed[^\n]{0,600}?fork/exec \S{0,200}/ascend-docker-runtime: no "
+            r"such file or directory",
+        ),
+        codes=(),
+        meaning="the container engine is set to start containers with Ascend Docker Runtime, "
+        "and its binary is not on this node (uninstalled, or never installed here): every "
+        "container that asks for it fails to start",
+        causes=(
+            "Ascend Docker Runtime uninstalled while the engine's configuration (or pods bound "
+            "to it) still name it",
+            "a node joined without Ascend Docker Runtime installed",
+        ),
+        fix="install Ascend Docker Runtime on the node again, or take it out of the engine's "
+        "configuration (/etc/docker/daemon.json, containerd's config.toml) and restart the "
+        "engine; then delete the failing pods so that they are created anew (kubectl delete "
+        "pod --force)",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster docs/zh/scheduling/05_developer_guide/"
+                "00_installation_deployment/02_uninstallation.md"
+                "@22bb3d987bc0208c3eb7395e222b661276133c58",
+                "official",
+            ),
+        ),
+        hints=("fail", "err"),
+    ),
+    Failure(
         id="dcmi-init-failed",
         mode="container-devices",
         component="dcmi",
@@ -445,4 +478,28 @@ FAILURES = (
         sources=(Source("https://github.com/Project-HAMi/HAMi/issues/1413", "report"),),
         hints=("insufficient",),
     ),
+    Failure(
+        id="toolbox-visible-devices-refused",
+        mode="visible-devices",
+        component="Ascend ToolBox",
+        # ascend-dmi's stress tests, which pick their devices themselves
+        patterns=(r"ASCEND_RT_VISIBLE_DEVICES environment variable is not supported",),
+        codes=(),
+        meaning="Ascend ToolBox's ascend-dmi (its AI Core and memory stress tests) refuses to run "
+        "with ASCEND_RT_VISIBLE_DEVICES set: it chooses the devices itself (-d), and the "
+        "variable would remap them",
+        causes=("ASCEND_RT_VISIBLE_DEVICES left set in the shell (from a training job's setup)",),
+        fix="unset ASCEND_RT_VISIBLE_DEVICES in the shell that runs ascend-dmi and choose the "
+        "device with its own option",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/caselibrary/detail/toolboxcase_0070 (error "
+                "code 100011)",
+                "official",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own, found by the "not " pass)
+    ),
 )
+

@@ -238,6 +238,7 @@ FAILURES = (
             # the runtime's EE1001 message ("Invalid device ID 8. Set drv devId to 8. The valid
             # device range is [0, 7).")
             r"Invalid device ID \d{1,5}\. Set drv devId to \d{1,5}\. The valid device range is",
+            r"Error: Invalid device ID\. The invalid device is \d{1,5}",
         ),
         codes=("107001",),
         meaning="a device id this process asked for does not exist among its visible devices",

@@ -36,6 +36,9 @@ SPECIFIC, CLASS, GENERIC = 0, 1, 2
 STRONG_CONTEXT = (
     r"(?:\berror ?code(?: is ?:?|:| ?=)|failed, error code|runtime result =|errcode="
     r"|failed ?:|failed with code|\bret is|with error"
+    # an ACL call's own "aclInit error code 107001" (only there: "returned error code N" was
+    # never read, and CANN's runtime sample prints it for the failure it makes on purpose)
+    r"|\bacl\w{2,60} error code (?=\d)"
     # the ACL wrappers' "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)";
     # onnxruntime's CANN provider: "CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE"
     r"|Calling Function = \w{1,80}, Code =|\bCANN failure)"

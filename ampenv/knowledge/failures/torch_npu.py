@@ -360,6 +360,38 @@ FAILURES = (
         hints=(),
     ),
     Failure(
+        id="npu-in-forked-subprocess",
+        mode="torch-pairing",
+        component="torch_npu",
+        # torch_npu's _lazy_init in a child forked after the parent initialised the NPU
+        patterns=(r"Cannot re-initialize NPU in forked subprocess",),
+        codes=(),
+        meaning="a process forked from one that had initialised the NPU tried to use it: the NPU "
+        "runtime does not survive fork, so torch_npu refuses",
+        causes=(
+            "multiprocessing's default start method (fork on Linux): DataLoader workers, a "
+            "process pool or a server's workers (vLLM's) touching the NPU",
+            "the parent using the NPU before it starts its workers",
+        ),
+        fix="start workers with spawn: multiprocessing.set_start_method('spawn') (DataLoader: "
+        "multiprocessing_context='spawn'; vLLM: VLLM_WORKER_MULTIPROC_METHOD=spawn), or keep "
+        "NPU work out of forked children and out of the parent before it forks",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/npu/__init__.py@9e73e708ab9350d203475609f36f8a43f6a0c2ab "
+                "(_lazy_init)",
+                "official",
+            ),
+            Source(
+                "a CosyVoice-on-910B4 deployment document, pitfall 6 (the public file index's id "
+                "55330978430): VLLM_WORKER_MULTIPROC_METHOD=spawn",
+                "report",
+            ),
+        ),
+        hints=("cannot",),
+    ),
+    Failure(
         id="two-accelerators",
         mode="torch-pairing",
         component="torch_npu",
