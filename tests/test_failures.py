@@ -114,7 +114,8 @@ def test_hint_vocabulary_stays_small() -> None:
     # message, read as a hint so that no key of its own makes "for " a word five keys share):
     # 49. Set 70 added "not found" (a binary's loader: "libstdc++.so.6: version `GLIBCXX_3.4.29'
     # not found", no error word), searched for in the "not " pass the keys share: 50, no pass.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 50
+    # Set 87 added "faultcode" (the device plugin's fault events, in no other words): 51.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 51
     # A message a pattern reads whole that holds none of its entry's hints ("Torch not compiled
     # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
     # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check. Set 19
@@ -137,7 +138,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # (a hint of its own, "unsupport", held "unsupported" as an error's word on GE's INFO
     # lines that fall back to AI CPU): 59. The driver's "unable" and msaicerr's "overwrit"
     # (above): 61. "contiguous", "mla only support" and "inplace operation" (above): 64.
-    assert scanner.passes <= 64
+    # Set 87's device-plugin event ("device fault, ..., faultCodes:8C084E00") holds no error
+    # word; its pass reads the device's 250 event codes Fault-Diag has rules for (the only
+    # place a Kubernetes user sees them): 65. The 64 MiB benchmark: 57.4 -> see README.
+    assert scanner.passes <= 65
     assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
 

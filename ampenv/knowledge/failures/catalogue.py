@@ -8,6 +8,7 @@ from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.containers import FAILURES as CONTAINERS
+from ampenv.knowledge.failures.device_events import FAMILY_ENTRY as DEVICE_EVENTS
 from ampenv.knowledge.failures.device_faults import FAILURES as DEVICE_FAULTS
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
@@ -50,6 +51,7 @@ CATALOGUE: tuple[Failure, ...] = (
     *NAMED,
     *installs({f.id: f for f in NAMED}),
     *families({c.upper(): f for f in NAMED if not f.narrower for c in f.codes}),
+    DEVICE_EVENTS,  # a fault event code the device plugin or npu-smi printed: Fault-Diag's rule
     GE_STATUS,  # a status number of GE's, a follow-up of what GE logged before it
     PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
     FAULT_DIAG,  # a line Fault-Diag's rules read that nothing above explains (the scanner asks)
