@@ -14,7 +14,7 @@ import re
 from dataclasses import replace
 from typing import Optional
 
-from ampenv.knowledge.failures import faultdiag
+from ampenv.knowledge.failures.faultdiag import SOURCE, by_id
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 FAMILY = "device-fault-code"
@@ -27,7 +27,7 @@ PATTERNS = (rf"\bdevice fault, [^\n]{{0,200}}?\bfaultCodes?:\s?{HEX}",)
 def decode(m: re.Match[str]) -> Optional[Failure]:
     """Fault-Diag's rule for the event code ``m`` captured, as that rule's finding (found
     through this family)."""
-    found = faultdiag.by_id("0x" + m.group("code"))
+    found = by_id("0x" + m.group("code"))
     return replace(found, family=FAMILY) if found is not None else None
 
 
@@ -44,7 +44,7 @@ FAMILY_ENTRY = Failure(
     "the job must run again; SeparateNPU: the NPU is taken out)",
     confirm="npu.devices",
     sources=(
-        Source(faultdiag.SOURCE, "official"),
+        Source(SOURCE, "official"),
         Source(
             "Ascend/mind-cluster docs/zh/scheduling/07_references/02_common_operations.md"
             "@22bb3d987bc0208c3eb7395e222b661276133c58 (the device plugin's fault events)",
