@@ -650,4 +650,34 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="atc-op-no-parser",
+        mode="compile-cache",
+        component="ATC",
+        # no patterns: GE's E19010 is this entry in any wording (the code family reads it)
+        patterns=(),
+        codes=("E19010",),
+        meaning="ATC has no parser for an operator of the model (its optype names the framework, "
+        "the opset and the operator: ai.onnx::23::Div): an ONNX opset newer than this CANN "
+        "release parses, or an operator ATC does not support at all",
+        causes=(
+            "the model exported with a newer ONNX opset than the CANN release supports for that "
+            "operator (opset 23 where Div is registered for 8-18)",
+            "an operator (or a custom domain's) that ATC has no parser for",
+        ),
+        fix="export the model again with an opset the CANN release supports (torch.onnx.export("
+        "..., opset_version=11..18); its ONNX operator list names the opsets), or replace the "
+        "operator; a custom operator needs a parser plugin registered with ATC",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "an OrangePi AIpro FAQ (the public file index's id 53783839230): E19010 for an "
+                "opset-23 Div",
+                "report",
+            ),
+            Source("CANN's error code table, E19010 (Unsupported Operator)", "official"),
+        ),
+        hints=(),
+    ),
 )
+
