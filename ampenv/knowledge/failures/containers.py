@@ -131,7 +131,7 @@ FAILURES = (
         component="dcmi",
         patterns=(
             # -8005 most often; -8001 and others after a driver upgrade (-8020 is another's)
-            r"dcmi module initiali[sz]ed? failed\.? ?ret is -80(?!20)\d\d\b",
+            r"dcmi module initiali[sz]ed? failed[.,]? ?ret is -80(?!20)\d\d\b",
             r"dcmi init failed, error code: ?-8005",
         ),
         codes=("-8005",),

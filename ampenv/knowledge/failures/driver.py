@@ -191,6 +191,56 @@ FAILURES = (
         hints=("not support", "fail"),
     ),
     Failure(
+        id="cann-install-driver-check",
+        mode="driver",
+        component="CANN installer",
+        # the toolkit's .run refusing to install over a driver it does not pair with
+        patterns=(r"install failed:? ?check driver compatibility failed",),
+        codes=(),
+        meaning="CANN's installer checked the NPU driver and refused: no driver is installed, "
+        "or the installed one is not one this CANN release pairs with",
+        causes=(
+            "no NPU driver on the host (a container or a machine without the HDK)",
+            "a driver older than the CANN release needs",
+        ),
+        fix="`npu-smi info` (no table: no driver); install the driver and firmware the CANN "
+        "release notes pair with it, then install CANN again (--force skips the check and "
+        "leaves a pair that does not work); `ampenv doctor --only npu.driver`",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "Huawei's one-case knowledge base, 'CANN package reports an incompatible driver' "
+                "(the public file index's id 54140408223)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="driver-install-incomplete",
+        mode="driver",
+        component="driver",
+        # npu-smi's warning where /etc/ascend_install.info lacks Driver_Install_Status=complete
+        patterns=(r"The driver package may not be completely installed",),
+        codes=(),
+        meaning="npu-smi found the driver's install record incomplete (/etc/ascend_install.info "
+        "has no Driver_Install_Status=complete): an install that stopped half way, and the "
+        "driver may not work",
+        causes=("a driver install interrupted or failed (the kernel module's build above all)",),
+        fix="install the driver again (its .run --full as root) and read "
+        "/var/log/ascend_seclog/ascend_install.log for the step that failed; then `npu-smi "
+        "info`",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "Huawei's one-case knowledge base, 'npu-smi info reports the driver not "
+                "completely installed' (the public file index's id 53840306900)",
+                "official",
+            ),
+        ),
+        hints=("abnormal",),
+    ),
+    Failure(
         id="hdk-required",
         mode="driver",
         component="driver",

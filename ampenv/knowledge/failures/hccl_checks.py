@@ -321,5 +321,33 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="gloo-full-mesh-failed",
+        mode="hccl",
+        component="gloo",
+        # torch.distributed's Gloo groups (the CPU side of an NPU job) connecting their ranks
+        patterns=(r"Gloo connectFullMesh failed",),
+        codes=(),
+        meaning="torch.distributed's Gloo backend (the CPU process groups beside HCCL's) could "
+        "not connect every rank to every other: on a host with several NICs it picked one the "
+        "other ranks cannot reach",
+        causes=(
+            "several network interfaces and no GLOO_SOCKET_IFNAME: Gloo takes the one the host "
+            "name resolves to",
+            "more bonded ports than Gloo handles (over 60 bond4 ports in the source's case)",
+        ),
+        fix="export GLOO_SOCKET_IFNAME=<the interface of this node's address the others reach> "
+        "(and HCCL_SOCKET_IFNAME the same) on every node; check `ip -4 addr` and that the "
+        "nodes reach each other on it",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "Huawei's one-case knowledge base, 'Gloo connectFullMesh failed' (the public "
+                "file index's id 53954242675)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )
 
