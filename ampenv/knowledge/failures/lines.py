@@ -320,4 +320,3 @@ def record_parts(
         return last_frame(rows) or frame or ""
 
     return [(part, above(i)) for i, part in enumerate(parts) if keep(part)]
-
