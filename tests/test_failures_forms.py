@@ -81,3 +81,21 @@ def test_a_finding_names_the_code_its_line_shows_as_a_token(tmp_path: Path) -> N
     )
     line = "Failed to bind the IP port, see EI0019 and EJ0003 in the plog"
     assert _summary(tmp_path, line).startswith("EI0019 (hccl-port-in-use)")
+
+
+def _event(code: str, level: str) -> str:
+    # the device plugin's event as its documentation prints one (kubectl get events)
+    return (
+        "kube-system   8s   Warning   Occur   pod/ascend-device-plugin-daemonset-910-dlpmv   "
+        f"device fault, nodeName:k8smaster, assertion:Occur, cardID:2, deviceID:0, "
+        f"faultCodes:{code}, faultLevelName:{level}, alarmRaisedTime:2023-11-21 05:36:53"
+    )
+
+
+def test_a_device_fault_event_is_named_by_its_rule_and_its_level() -> None:
+    (hit,) = scan_lines([_event("80E18402", "SeparateNPU")], "events")
+    assert hit.id == "fault-diag-0x80E18402" and "isolated" in hit.failure.fix
+    # a code Fault-Diag has no rule for: its level alone; an unknown level and code: nothing
+    (hit,) = scan_lines([_event("A8028801", "RestartBusiness")], "events")
+    assert hit.id == "device-fault-A8028801" and "run the job again" in hit.failure.fix
+    assert scan_lines([_event("A8028801", "Whatever")], "events") == []

@@ -3,9 +3,10 @@
 The NPU reports a fault as a 32-bit event code (``0x8C084E00``: ADDA heartbeat error). Its own
 logs print it in the forms Fault-Diag's rules read (``Event id=0x8c084e00``); MindCluster's
 device plugin prints it in the Kubernetes event it raises for the fault ("device fault, ...,
-faultCodes:8C084E00, faultLevelName:RestartBusiness"). That form is read here and named by
-Fault-Diag's rule for the event code, which carries its cause and suggestion; a code
-Fault-Diag has no rule for is not named.
+faultCodes:8C084E00, faultLevelName:RestartBusiness"). That form is read here: the fault is
+named by Fault-Diag's rule for the event code, which carries its cause and suggestion, and the
+level the plugin gave it says what happens to the job and the chip (for a code Fault-Diag has
+no rule for, the level alone).
 """
 
 from __future__ import annotations
@@ -19,16 +20,57 @@ from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 FAMILY = "device-fault-code"
 HEX = r"(?P<code>[0-9A-Fa-f]{8})(?![0-9A-Za-z])"
-# the device plugin's event (its first code; npu-smi's "-t health" prints the same codes, and
-# has no published example with one yet)
-PATTERNS = (rf"\bdevice fault, [^\n]{{0,200}}?\bfaultCodes?:\s?{HEX}",)
+# the device plugin's event (its first code, and the level it gave the fault; npu-smi's
+# "-t health" prints the same codes, and has no published example with one yet)
+PATTERNS = (
+    rf"\bdevice fault, [^\n]{{0,200}}?\bfaultCodes?:\s?{HEX}"
+    r"(?:[^\n]{0,200}?\bfaultLevelName:\s?(?P<level>\w{1,40}))?",
+)
+DOCS = Source(
+    "Ascend/mind-cluster docs/zh/scheduling/07_references/02_common_operations.md"
+    "@22bb3d987bc0208c3eb7395e222b661276133c58 (the device plugin's fault events and levels)",
+    "official",
+)
+# What each level does to the job and the chip, in the plugin's documentation's words
+LEVELS = {
+    "NotHandleFault": "no handling: the fault does not stop the job",
+    "RestartRequest": "it stops the job's request: send the inference request again",
+    "RestartBusiness": "it stops the job: run the job again",
+    "FreeRestartNPU": "it stops the job: the chip is to be reset once it is idle",
+    "RestartNPU": "the chip is reset at once and the job runs again",
+    "SeparateNPU": "the chip is isolated (no more jobs on it): repair or replace it",
+    "PreSeparateNPU": "no effect on the running job; no new job will be scheduled on the chip",
+    "SubHealthFault": "handled as the job's subHealthyStrategy says",
+}
 
 
 def decode(m: re.Match[str]) -> Optional[Failure]:
-    """Fault-Diag's rule for the event code ``m`` captured, as that rule's finding (found
-    through this family)."""
-    found = by_id("0x" + m.group("code"))
-    return replace(found, family=FAMILY) if found is not None else None
+    """The fault the event code ``m`` captured names (Fault-Diag's rule), with what its level
+    does; a code without a rule, by its level alone; None for neither."""
+    code, level = m.group("code").upper(), LEVELS.get(m.group("level") or "")
+    found = by_id("0x" + code)
+    if found is not None:
+        fix = f"{found.fix.rstrip('.')}; the device plugin's level: {level}" if level else found.fix
+        return replace(found, family=FAMILY, fix=fix)
+    if level is None:
+        return None
+    return Failure(
+        id=f"device-fault-{code}",
+        mode="driver",
+        component="device",
+        patterns=(),
+        codes=(code,),
+        meaning=f"the NPU reported fault {code}, which the device plugin handles at level "
+        f"{m.group('level')}: {level}",
+        causes=("the chip's fault the code names (the NPU's health management fault codes)",),
+        fix=f"{level}; `npu-smi info -t health -i <cardID>` on the node shows the chip's state "
+        "and the fault's own words",
+        confirm="npu.devices",
+        sources=(DOCS,),
+        hints=(),
+        rank=CLASS,
+        family=FAMILY,
+    )
 
 
 FAMILY_ENTRY = Failure(
@@ -43,14 +85,7 @@ FAMILY_ENTRY = Failure(
     fix="the rule's suggestion; the device plugin's fault level says what it did (RestartBusiness: "
     "the job must run again; SeparateNPU: the NPU is taken out)",
     confirm="npu.devices",
-    sources=(
-        Source(SOURCE, "official"),
-        Source(
-            "Ascend/mind-cluster docs/zh/scheduling/07_references/02_common_operations.md"
-            "@22bb3d987bc0208c3eb7395e222b661276133c58 (the device plugin's fault events)",
-            "official",
-        ),
-    ),
+    sources=(Source(SOURCE, "official"), DOCS),
     hints=("faultcode",),
     rank=CLASS,
     decode=decode,
