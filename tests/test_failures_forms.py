@@ -34,6 +34,10 @@ def test_bracketed_codes_that_are_no_cann_title_stay_silent(line: str) -> None:
 def test_cann_title_form_is_read_and_a_known_code_of_it_is_its_entry() -> None:
     assert "hccl-port-in-use" in _ids("Communication_Error_Bind_IP_Port(EI0020)")
     assert "cann-e39007" in _ids("Inner_Error_Device_Subprocess_Startup_Timeout(E39007)")
+    # the title after the code, as notes copy it: a code of CANN's own table only
+    assert _ids("EL0005 Resource_Busy") == {"cann-el0005"}
+    assert _ids("E12345 Some_Thing happened") == set()
+    assert _ids("EL0005 Resource busy now") == set()  # no title: words of a sentence
 
 
 def _relayed(path: str) -> str:

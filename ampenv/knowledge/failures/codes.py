@@ -558,6 +558,10 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             if owner is None and lookup(code) is None:
                 return None
             text = f"{m.group('title')}{text}"
+        elif "after" in m.re.groupindex:  # a title after it: a code of CANN's own table only
+            if owner is None and code not in tables.cann_e_codes()[1]:
+                return None
+            text = f"{m.group('after')}{text}"
         return owner or e_code(code, text, m.string[m.end() :])
 
     return (
@@ -607,13 +611,18 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             # the title form's "(" looked behind at the end: the search keeps its literal E (a
             # branch of its own, or a look-behind first, made every log's search five times
             # slower)
-            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error|\)(?<=\(E[0-9A-Z]\d{4}\)))",
+            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error|\)(?<=\(E[0-9A-Z]\d{4}\))"
+            r"| (?=[A-Z][A-Za-z0-9]{0,30}_[A-Za-z]))",
             following=3,
             # CANN's newer title form, "Communication_Error_Bind_IP_Port(EI0020)": a title of
-            # words joined by "_" before the code in brackets
+            # words joined by "_" before the code in brackets, or after it ("EL0005
+            # Resource_Busy", as notes copy it)
             more=(
                 r"(?<![\w(])(?P<title>[A-Za-z][A-Za-z0-9]{0,30}(?:_[A-Za-z0-9]{1,30}){1,8})"
                 r"\((?-i:(?P<code>E[0-9A-Z]\d{4}))\)(?P<text>[^\n]{0,400})",
+                r"(?<![\w/])(?-i:(?P<code>E[0-9A-Z]\d{4})) "
+                r"(?P<after>[A-Z][A-Za-z0-9]{0,30}(?:_[A-Za-z0-9]{1,30}){1,8})\b"
+                r"(?P<text>[^\n]{0,400})",
             ),
         ),
         Failure(
