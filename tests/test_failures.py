@@ -574,7 +574,7 @@ def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
     assert all(len(row) == 4 and all(isinstance(f, str) for f in row) for row in table.values())
     (hit,) = scan_lines(["EL0005: 2025-01-02-03:04:05.000.000 The resources are busy."], "t")
     assert hit.id == "cann-el0005" and "Resource Busy" in hit.failure.meaning
-    assert hit.failure.fix.startswith("CANN's table for EL0005") and "Close" in hit.failure.fix
+    assert hit.failure.fix.startswith("CANN's solution for EL0005") and "Close" in hit.failure.fix
     # an internal code's row ("contact support") gives way to reading the plog
     (internal,) = explain("E39007")
     assert "Device Subprocess Startup Timeout" in internal.meaning and "plog" in internal.fix

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures import code_tables, codes, faultdiag, ge_status, plog
+from ampenv.knowledge.failures import cann_messages, code_tables, codes, faultdiag, ge_status, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.match import ANSI, Hit, Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
@@ -31,7 +31,7 @@ __all__ = [
 
 _E_CODE = re.compile(r"(?a)(?<![A-Za-z0-9])E[A-Z0-9]\d{4}(?![0-9])")
 _CODE = re.compile(
-    rf"(?a)^(?:E[A-Z0-9]\d{{4}}|ERR\d{{5}}|-?\d{{4,6}}|{ge_status.STATUS}|0x[0-9a-f]{{1,8}})$",
+    rf"(?a)^(?:[EW][A-Z0-9]\d{{4}}|ERR\d{{5}}|-?\d{{4,6}}|{ge_status.STATUS}|0x[0-9a-f]{{1,8}})$",
     re.IGNORECASE,
 )
 
@@ -69,8 +69,9 @@ def explain(query: str) -> list[Failure]:
     found = [hit.failure for hit in scan_lines(marked, "query", heed_levels=False)]
     if found:
         return found
-    # a line with no error word for the scanner to find it by, that Fault-Diag's rules read
-    found = faultdiag.pasted(q)
+    # a line with no error word for the scanner to find it by: an E-code's message without its
+    # code, or what Fault-Diag's rules read
+    found = cann_messages.pasted(q) or faultdiag.pasted(q)
     if found:
         return found
     # A pasted fragment without the words a log line carries ("EI0006 at step 3"): the known

@@ -13,11 +13,16 @@ from ampenv.knowledge.failures.model import Failure, Source
 _LOOKUP_MISS = re.compile(r"\bdlsym \w{1,200} from \S{1,300} failed", re.IGNORECASE)
 
 
+_LOAD_FAILED = re.compile(r"\bFailed to load dynamic library\b", re.IGNORECASE)
+
+
 def _not_a_lookup_miss(m: re.Match[str]) -> bool:
     # off a screen, the row that holds the symbol may have lost the "dlsym" part; the
-    # warning's own end, a full stop then the logger's closing quote, still marks it
-    return _LOOKUP_MISS.search(m.string, 0, m.start()) is None and not m.string.startswith(
-        '."', m.end()
+    # warning's own end, a full stop then the logger's closing quote, still marks it, unless
+    # the line says a library failed to load (the runtime's EE1025, in a JSON record)
+    before = m.string[: m.start()]
+    return _LOOKUP_MISS.search(before) is None and (
+        not m.string.startswith('."', m.end()) or _LOAD_FAILED.search(before) is not None
     )
 
 

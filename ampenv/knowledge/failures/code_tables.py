@@ -544,6 +544,56 @@ def cann_e_codes() -> tuple[str, dict[str, tuple[str, str, str, str]]]:
     return data["source"], {code: tuple(row) for code, row in data["codes"].items()}
 
 
+# CANN's error-code reference, a page a code (cann_error_pages.json: its title, the formats its
+# message is printed from, an example, the causes, the solution, the page it comes from): newer
+# than the table above (codes CANN added after 8.1.RC1, such as EL0019-EL0024 and EE1023-EE1026)
+# and the message formats as CANN 8.5 and later print them.
+E_PAGES_FILE = Path(__file__).with_name("cann_error_pages.json")
+E_PAGES_SOURCE = (
+    "CANN's error-code reference pages (hicann/docs troubleshooting/error-codes, hicann/runtime "
+    "error_code_ref, hicann/hcomm error_codes): each code's page named with its commit"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def cann_e_pages() -> dict[str, dict]:
+    """Each code's reference page: title, formats, examples, causes, solution, sources."""
+    return json.loads(E_PAGES_FILE.read_text(encoding="utf-8"))["codes"]
+
+
+def cann_e_row(code: str) -> tuple[str, str, str, str, tuple[str, ...]]:
+    """An E-code's title, message, cause and solution as CANN's table and its reference page
+    give them (the page's where both do: it is the newer), and where they come from."""
+    source, table = cann_e_codes()
+    title, message, cause, solution = table.get(code, ("", "", "", ""))
+    sources = (source,) if any((title, cause, solution)) else ()
+    page = cann_e_pages().get(code)
+    if page:
+        title = page["title"].replace("_", " ") or title
+        cause = "; ".join(page["causes"]) or cause
+        solution = page["solution"] or solution
+        message = message or next(iter(page["formats"]), "")
+        sources += tuple(page["sources"])
+    return title, message, cause, solution, sources
+
+
+def known_e_code(code: str) -> bool:
+    """Whether CANN's table or its reference pages hold ``code``."""
+    return code in cann_e_codes()[1] or code in cann_e_pages()
+
+
+def cann_e_formats() -> dict[str, tuple[str, ...]]:
+    """The formats each E-code's message is printed from: the table's and its page's."""
+    merged: dict[str, dict[str, None]] = {}
+    for code, row in cann_e_codes()[1].items():
+        if row[1]:
+            merged.setdefault(code, {})[row[1]] = None
+    for code, page in cann_e_pages().items():
+        for fmt in page["formats"]:
+            merged.setdefault(code, {})[fmt] = None
+    return {code: tuple(fmts) for code, fmts in merged.items()}
+
+
 # HCCL's and HCCP's own E-codes (CANN's error table for them: title, message, cause, solution),
 # for the codes no curated entry has.
 E_TABLE_SOURCE = (

@@ -458,11 +458,11 @@ def torch_npu(code: str) -> Optional[Failure]:
 def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     """An E-code's failure: its module and class from the code, what the log said with it
     (``text``: the rest of its line; ``more``: its indented continuation lines) quoted."""
-    source, table = tables.cann_e_codes()
-    mode, module = tables.E_MODULES.get(code[:2], ("core-exception", f"CANN module {code[1]}"))
+    # a W-code (a warning: W40010) is its module's as an E-code is
+    mode, module = tables.E_MODULES.get(f"E{code[1]}", ("core-exception", f"CANN module {code[1]}"))
     internal = code[2] == "9"
     said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
-    official_title, message, official_cause, official_fix = table.get(code, ("", "", "", ""))
+    official_title, message, official_cause, official_fix, found_in = tables.cann_e_row(code)
     title, known_cause, known_fix = tables.E_CODES.get(code, ("", "", ""))
     title = title or official_title
     known_cause = known_cause or official_cause
@@ -482,7 +482,7 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     elif solution:  # the advice printed with the code, quoted as the log's, not ampenv's
         fix = f'the log\'s own "Solution:" for it: "{solution.group(1).strip()[:EXCERPT]}"'
     elif official_fix and not internal:  # an internal code's row says "contact support"
-        fix = f'CANN\'s table for {code}: "{official_fix}"'
+        fix = f"CANN's solution for {code}: {official_fix}"
     elif internal:
         fix = PLOG
     else:
@@ -491,10 +491,9 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
             "it); change the parameter, environment or resource it names"
         )
     sources = (Source(tables.E_CODE_FORMAT, "official"),)
-    if code[:2] in tables.E_MODULES:
+    if f"E{code[1]}" in tables.E_MODULES:
         sources += (Source(tables.ERROR_CODE_JSON, "official"),)
-    if official_title or official_cause or official_fix:
-        sources += (Source(source, "official"),)
+    sources += tuple(Source(ref, "official") for ref in found_in)
     if code in tables.E_CODES:
         sources += (Source(tables.E_TABLE_SOURCE, "official"),)
     return _failure(
@@ -559,7 +558,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
                 return None
             text = f"{m.group('title')}{text}"
         elif "after" in m.re.groupindex:  # a title after it: a code of CANN's own table only
-            if owner is None and code not in tables.cann_e_codes()[1]:
+            if owner is None and not tables.known_e_code(code):
                 return None
             text = f"{m.group('after')}{text}"
         return owner or e_code(code, text, m.string[m.end() :])
@@ -658,8 +657,8 @@ def lookup(code: str) -> Optional[Failure]:
         return dcmi(code)
     if re.fullmatch(r"ERR0[0-4]\d{3}", code):
         return torch_npu(code[3:])
-    if re.fullmatch(r"E[0-9A-Z]\d{4}", code) and (
-        code in tables.cann_e_codes()[1] or code[:2] in tables.E_MODULES
+    if re.fullmatch(r"[EW][0-9A-Z]\d{4}", code) and (
+        tables.known_e_code(code) or code[:2] in tables.E_MODULES
     ):
         return e_code(code, "")
     return None

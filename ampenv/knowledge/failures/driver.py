@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, FACTS, Failure, Source, code, code_hints
+from ampenv.knowledge.failures.model import CLASS, FACTS, KB, Failure, Source, code, code_hints
 
 PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 
@@ -377,5 +377,70 @@ FAILURES = (
             ),
         ),
         hints=("error", "is invalid"),
+    ),
+    Failure(
+        id="driver-install-devices-busy",
+        mode="driver",
+        component="driver",
+        # the installer's exitInstallInfo, printed (and logged) as it gives up
+        patterns=(r"The davinci nodes are occupied by some processes",),
+        codes=(),
+        meaning="the driver's installer (or uninstaller) stopped because processes still hold "
+        "the NPU's device files (/dev/davinci*, /dev/davinci_manager): it cannot unload the "
+        "kernel modules under them",
+        causes=(
+            "containers started with the devices (ascend_install.log: '/dev/davinci_manager "
+            "has used by docker')",
+            "a monitoring agent holding them (iBMA querying the NPUs during a FusionDirector "
+            "upgrade, npu-exporter, the device plugin) or a training process still running",
+            "vNPUs still created on the chips",
+        ),
+        fix="see who holds them: `lsof /dev/davinci* /dev/davinci_manager` (or `fuser -v "
+        "/dev/davinci*`) and /var/log/ascend_seclog/ascend_install.log; stop those containers "
+        "and agents (`docker stop`), destroy vNPUs (`npu-smi info -t info-vnpu -i ID -c CHIP`, "
+        "`npu-smi set -t destroy-vnpu ...`), then run the .run again (firmware first, then "
+        "driver) and reboot where it asks",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "the NPU driver's install script (exitInstallInfo), index id 37228783698",
+                "official",
+            ),
+            Source(f"{KB}, index id 54130089944 (FusionDirector upgrade, iBMA)", "official"),
+            Source("index id 4571034313 (a 310P note: docker containers and vNPUs)", "report"),
+        ),
+        hints=("error",),  # and its message, a key in the pass for "the "
+    ),
+    Failure(
+        id="install-user-changed",
+        mode="driver",
+        component="installer",
+        # (its key "the user and group are not", in the pass for "not ": a key with "same " would
+        # make that word a sixth key's and a pass of its own)
+        patterns=(r"The user and group are not\ssame\swith last installation",),
+        codes=(),
+        meaning="an installer (the driver's, or a CANN package's) refused to install over an "
+        "earlier installation made for another run user and group: it compares them with "
+        "the ones recorded at that install (/etc/ascend_install.info, or the package's "
+        "ascend_install.info)",
+        causes=(
+            "--install-username/--install-usergroup (or the user running it) differ from the "
+            "earlier install's",
+            "a component left installed by an earlier uninstall (aicpu under "
+            "/usr/local/Ascend/opp) keeps the old record",
+        ),
+        fix="install with the same run user and group as the earlier install (cat "
+        "/etc/ascend_install.info shows them), or uninstall everything first, leftovers "
+        "included (as root: /usr/local/Ascend/opp/aicpu/script/uninstall.sh), then install",
+        confirm=None,
+        sources=(
+            Source(
+                "the driver's and CANN packages' install scripts (ERR_NO:0x0095), index ids "
+                "1041882693, 36004516505",
+                "official",
+            ),
+            Source(f"{KB}, index id 54151010220 (aicpu left installed)", "official"),
+        ),
+        hints=("error",),
     ),
 )

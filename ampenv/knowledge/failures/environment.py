@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ampenv.knowledge.failures.lines import below_error
-from ampenv.knowledge.failures.model import CLASS, Failure, Source
+from ampenv.knowledge.failures.model import CLASS, KB, Failure, Source
 
 SET_ENV = (
     "source /usr/local/Ascend/ascend-toolkit/set_env.sh "
@@ -43,6 +43,31 @@ FAILURES = (
                 "official",
             ),
         ),
+        hints=("error",),
+    ),
+    Failure(
+        id="cann-install-python",
+        mode="cann-env",
+        component="installer",
+        # the CANN package's installer, naming the Python versions it accepts
+        patterns=(
+            r"ERROR\]:?\s{0,3}There is no python3\.\d{1,2}(?:,\s?python3\.\d{1,2}){0,12}"
+            r" in the current",
+        ),
+        codes=(),
+        meaning="the CANN package's installer found no Python of the versions it supports as "
+        "python3 on PATH: the toolkit installs Python modules (te, op_compile_tool) for it",
+        causes=(
+            "python3 on PATH older or newer than the release supports (several Pythons "
+            "installed, or a system python3 of another version)",
+            "the supported Python built without its shared library, or off PATH and "
+            "LD_LIBRARY_PATH",
+        ),
+        fix="put a Python the release supports first on PATH (and its lib on "
+        "LD_LIBRARY_PATH), e.g. export PATH=/usr/local/python3.9/bin:$PATH; check with "
+        "`python3 --version` and `pip3 --version`; then run the installer again",
+        confirm="python.stack",
+        sources=(Source(f"{KB}, index id 54209651927 (CANN's Python check)", "official"),),
         hints=("error",),
     ),
     Failure(

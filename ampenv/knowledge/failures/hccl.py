@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, FACTS, Failure, Source, code, code_hints
+from ampenv.knowledge.failures.model import CLASS, FACTS, KB, Failure, Source, code, code_hints
 
 FIRST_RANK = (
     "find the rank that failed first (its plog has the earliest error) and fix that; raise "
@@ -567,7 +567,10 @@ FAILURES = (
         id="hccl-dtype-unsupported",
         mode="dtype",
         component="hccl",
-        patterns=(r"HCCL [\w &]{1,60}: Unsupported data type \S{1,40}",),
+        patterns=(
+            r"HCCL [\w &]{1,60}: Unsupported data type \S{1,40}",
+            r"Unsupported data type for HCCL process group",  # torch_npu's map lacks it
+        ),
         codes=(),
         meaning="a collective was given a tensor of a dtype HCCL does not reduce or move: "
         "uint8 and bool (at::kByte/at::kBool), uint16/32/64, and before Atlas A5 float64",
@@ -575,10 +578,12 @@ FAILURES = (
             "a flag or mask all-reduced as a ByteTensor or bool (DeepSpeed's overflow check "
             "before its NPU fix)",
             "a float64 tensor in a collective (numpy-born values, torch.double defaults)",
+            "uint8 model buffers that DDP broadcasts, on torch_npu 1.8.1 (no uint8 yet)",
         ),
         fix="cast before the collective and back after: bool/uint8 flags as int32 "
         "(t.int(), e.g. an overflow flag as IntTensor), float64 as float32; or upgrade the "
-        "framework whose NPU port already does",
+        "framework whose NPU port already does; DDP's uint8 buffers: cast them "
+        "(b.data = b.data.int()) before wrapping, or broadcast_buffers=False",
         confirm=None,
         sources=(
             Source(
@@ -592,8 +597,9 @@ FAILURES = (
                 " (DeepSpeed's overflow ByteTensor made an IntTensor)",
                 "report",
             ),
+            Source(f"{KB}, index id 53772299369 (uint8 buffers)", "official"),
         ),
-        hints=("err",),
+        hints=("err", "unsupport"),
     ),
     Failure(
         id="hccn-tool-missing",

@@ -5,7 +5,7 @@ when one stops. Each line names the place to fix."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source
+from ampenv.knowledge.failures.model import KB, Failure, Source
 
 DIAGNOSIS = (
     "hicann/hccl docs/zh/user_guide/fault_diagnosis/{}@09300b70df9a031339f08e5f2ca06d7bf294d009"
@@ -349,5 +349,24 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="hccn-conf-invalid",
+        mode="hccl",
+        component="hccn_tool",
+        patterns=(r"Failed to check the route network segment in the config file",),
+        codes=(),
+        meaning="hccn_tool could not set a device NIC's address because /etc/hccn.conf, where it "
+        "keeps the devices' addresses and routes, is missing or its entries are wrong",
+        causes=(
+            "/etc/hccn.conf missing (a driver or firmware upgrade, a new node)",
+            "its address, netmask or route lines wrong or malformed",
+        ),
+        fix="create /etc/hccn.conf if it is missing (an empty file is valid: `touch "
+        "/etc/hccn.conf`), or correct its lines; then set the address again (`hccn_tool -i ID "
+        "-ip -s address A netmask M`) and check it (`hccn_tool -i ID -ip -g`); "
+        "/var/log/hccn_tool/hccn.log says more",
+        confirm=None,
+        sources=(Source(f"{KB}, index id 54245639881 (Atlas 800 9000)", "official"),),
+        hints=("fail", "hccn_tool"),
+    ),
 )
-

@@ -320,3 +320,25 @@ def record_parts(
         return last_frame(rows) or frame or ""
 
     return [(part, above(i)) for i, part in enumerate(parts) if keep(part)]
+
+
+def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict[int, str]:
+    """For each row after the first of a line a terminal wrapped, the rows above it (as the
+    program printed them): where its logger's level stands. Keyed by the row's offset."""
+    above: dict[int, str] = {}
+    for _, end, rows in wrapped:
+        start = end
+        for _ in rows:  # back to the first row's start
+            start = data.rfind(b"\n", 0, start)
+        shown = [plain(row.decode("utf-8", "replace")) for row in rows]
+        record = shown[:1]
+        for row in shown[1:]:
+            start = data.find(b"\n", start + 1)
+            # a row that begins a record of its own was joined to the rows above by mistake
+            # (lines that merely filled the screen): their level is not its
+            if starts_record(row):
+                record = [row]
+                continue
+            above[start + 1] = "".join(record)
+            record.append(row)
+    return above

@@ -162,6 +162,9 @@ class Source:
 
 # The project's notes on the Ascend stack, with the sources each section read.
 FACTS = "shared/reference/ascend-facts.md"
+# Huawei's one-case knowledge base (symptom, root cause, fix a page), as the public file index
+# holds it: its pages are cited by their index ids.
+KB = "Huawei's one-case knowledge base in the public file index"
 
 
 def hicann_page(
@@ -273,3 +276,12 @@ class Failure:
             if m:
                 return m
         return None
+
+
+def judged(judge: Callable[[re.Match[str]], bool], m: re.Match[str]) -> bool:
+    """Whether an entry's ``judge`` holds ``m`` to be its failure. A judge that fails reads
+    the line as not its failure: one entry's bug must not lose the other findings of the scan."""
+    try:
+        return judge(m)
+    except Exception:  # any bug of one entry's judge
+        return False

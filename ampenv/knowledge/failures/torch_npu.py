@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ampenv.knowledge.failures.lines import below_error
-from ampenv.knowledge.failures.model import CLASS, Failure, Source
+from ampenv.knowledge.failures.model import CLASS, KB, Failure, Source
 
 PAIR_FIX = (
     'pip install "torch==X.Y.*" "torch-npu==<the release paired with that torch and the '
@@ -504,5 +504,30 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/9225", "report"),
         ),
         hints=("depends on torch",),
+    ),
+    Failure(
+        id="task-queue-relayed-error",
+        mode="core-exception",
+        component="torch_npu",
+        # an old torch_npu's task queue thread, dying on an operator's failure it relays
+        patterns=(r"\bHelpACLExecute\b",),
+        codes=(),
+        meaning="an operator launched through torch_npu's task queue failed on the queue's own "
+        "thread (HelpACLExecute, in torch_npu 1.x): the error it relays names no operator, "
+        "and the Python stack is not where it failed",
+        causes=(
+            "the operator's own failure (its parameters or inputs, an operator the CANN "
+            "release lacks): the plog and a synchronous rerun name it",
+        ),
+        fix="rerun with `export ASCEND_LAUNCH_BLOCKING=1` (operators run synchronously, the "
+        "failing one raises with its own stack), and read the first ERROR of the plog "
+        "(~/ascend/log/debug/plog, or /var/log/npu/slog/host-0 on old releases; "
+        "ASCEND_GLOBAL_LOG_LEVEL=3, ASCEND_SLOG_PRINT_TO_STDOUT=1 print it)",
+        confirm=None,
+        sources=(
+            Source(f"{KB}, index id 54193777819 (task queue hides the error)", "official"),
+            Source(f"{KB}, index id 53849510170 (ret = 500000)", "official"),
+        ),
+        hints=("error", "ret"),
     ),
 )
