@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from ampenv.knowledge.failures.code_tables import E_PAGES_SOURCE, ERROR_CODE_JSON, cann_e_formats
@@ -30,17 +30,52 @@ FIXED_CHARS = 24
 FIXED_WORDS = 4
 
 
-def _pattern(fmt: str) -> Optional[str]:
-    """The regex of a format's message: its fixed text as written (runs of spaces as any
-    spaces, its final stop optional), each placeholder a bounded value. None for a format with
-    too little fixed text to name its code."""
-    fmt = fmt.strip().rstrip(".")
-    pieces = _PLACEHOLDER.split(fmt)
-    fixed = " ".join(pieces)
+@dataclass(frozen=True)
+class Format:
+    """A format's message as a reader of lines: its fixed pieces in order, each a value of at
+    most VALUE characters from the one before (a value per placeholder between them). Read
+    piece by piece, the nearest next piece each time: no backtracking, so a line crafted of a
+    format's small pieces ("], [" over and over) costs its length, not its length to the power
+    of its placeholders, as a regex of lazy values did."""
+
+    code: str
+    pieces: tuple[re.Pattern[str], ...]
+    gaps: tuple[int, ...]  # the most characters between a piece and the one before it
+    fixed: int  # characters of fixed text: the more, the more specific
+
+    def search(self, line: str) -> Optional[tuple[int, int]]:
+        """The span of the message in ``line``, from its first fixed piece to its last."""
+        first, rest = self.pieces[0], tuple(zip(self.pieces[1:], self.gaps[1:]))
+        for m in first.finditer(line):
+            at = m.end()
+            for piece, gap in rest:
+                nxt = piece.search(line, at, at + gap + len(piece.pattern))
+                if nxt is None or nxt.start() - at > gap:
+                    break
+                at = nxt.end()
+            else:
+                return m.start(), at
+        return None
+
+
+def reader(code: str, fmt: str) -> Optional[Format]:
+    """The reader of a format's message: its fixed text as written (runs of spaces as any
+    spaces, its final stop optional). None for a format with too little fixed text to name
+    its code."""
+    parts = _PLACEHOLDER.split(" ".join(fmt.split()).rstrip("."))
+    fixed = "".join(parts)
     if len(fixed.replace(" ", "")) < FIXED_CHARS or len(_WORD.findall(fixed.lower())) < FIXED_WORDS:
         return None
-    literal = [r"\s+".join(map(re.escape, piece.split(" "))) for piece in pieces]
-    return f"(?:.{{0,{VALUE}}}?)".join(literal)
+    pieces, gaps, values = [], [], 0
+    for part in parts:
+        if not part.strip():  # placeholders side by side, or a format that begins with one
+            values += 1
+            continue
+        escaped = r"\s+".join(map(re.escape, part.split(" ")))
+        pieces.append(re.compile(escaped, re.IGNORECASE | re.ASCII))
+        gaps.append(VALUE * max(values, 1 if pieces[:-1] else 0))
+        values = 1
+    return Format(code, tuple(pieces), tuple(gaps), len(fixed))
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,40 +96,36 @@ def formats() -> dict[str, tuple[str, ...]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _index() -> dict[str, tuple[tuple[str, re.Pattern[str], int], ...]]:
-    """The readable formats (code, regex, length of fixed text) by the rarest long word of
-    their fixed text (a line is looked up by its own words, not tried with every format)."""
-    readable = []
-    for code, fmts in formats().items():
-        for fmt in fmts:
-            pattern = _pattern(fmt)
-            if pattern is not None:
-                fixed = "".join(_PLACEHOLDER.split(fmt))
-                words = _LETTERS.findall(fixed.lower())
-                regex = re.compile(pattern, re.IGNORECASE | re.ASCII)
-                readable.append((code, regex, len(fixed), words))
+def _index() -> dict[str, tuple[Format, ...]]:
+    """The readable formats by the rarest long word of their fixed text (a line is looked up
+    by its own words, not tried with every format)."""
+    readable = [
+        (found, _LETTERS.findall("".join(_PLACEHOLDER.split(fmt)).lower()))
+        for code, fmts in formats().items()
+        for fmt in fmts
+        if (found := reader(code, fmt)) is not None
+    ]
     count: dict[str, int] = {}
-    for *_, words in readable:
+    for _, words in readable:
         for w in set(words):
             count[w] = count.get(w, 0) + 1
-    index: dict[str, list[tuple[str, re.Pattern[str], int]]] = {}
-    for code, regex, fixed, words in readable:
+    index: dict[str, list[Format]] = {}
+    for found, words in readable:
         if words:
-            rarest = min(words, key=lambda w: (count[w], -len(w)))
-            index.setdefault(rarest, []).append((code, regex, fixed))
+            index.setdefault(min(words, key=lambda w: (count[w], -len(w))), []).append(found)
     return {w: tuple(found) for w, found in index.items()}
 
 
 def read(line: str) -> Optional[tuple[str, int, int]]:
     """The code whose message ``line`` shows and the message's span; where several formats
     read it, the one with the most fixed text (a parameter named, not a placeholder), then the
-    longest match. None where none does."""
+    longest span. None where none does."""
     index, best, rank = _index(), None, (0, 0)
     for word in set(_WORD.findall(line.lower())):
-        for code, regex, fixed in index.get(word, ()):
-            m = regex.search(line)
-            if m and (fixed, m.end() - m.start()) > rank:
-                best, rank = (code, m.start(), m.end()), (fixed, m.end() - m.start())
+        for fmt in index.get(word, ()):
+            span = fmt.search(line)
+            if span and (fmt.fixed, span[1] - span[0]) > rank:
+                best, rank = (fmt.code, *span), (fmt.fixed, span[1] - span[0])
     return best
 
 
