@@ -42,6 +42,7 @@ class Format:
     pieces: tuple[re.Pattern[str], ...]
     gaps: tuple[int, ...]  # the most characters between a piece and the one before it
     fixed: int  # characters of fixed text: the more, the more specific
+    words: frozenset[str]  # the words of its fixed text: a line lacking one is not its
 
     def search(self, line: str) -> Optional[tuple[int, int]]:
         """The span of the message in ``line``, from its first fixed piece to its last."""
@@ -75,7 +76,8 @@ def reader(code: str, fmt: str) -> Optional[Format]:
         pieces.append(re.compile(escaped, re.IGNORECASE | re.ASCII))
         gaps.append(VALUE * max(values, 1 if pieces[:-1] else 0))
         values = 1
-    return Format(code, tuple(pieces), tuple(gaps), len(fixed))
+    words = frozenset(_WORD.findall(" ".join(parts).lower()))  # no word across a value
+    return Format(code, tuple(pieces), tuple(gaps), len(fixed), words)
 
 
 @functools.lru_cache(maxsize=1)
@@ -100,7 +102,7 @@ def _index() -> dict[str, tuple[Format, ...]]:
     """The readable formats by the rarest long word of their fixed text (a line is looked up
     by its own words, not tried with every format)."""
     readable = [
-        (found, _LETTERS.findall("".join(_PLACEHOLDER.split(fmt)).lower()))
+        (found, _LETTERS.findall(" ".join(_PLACEHOLDER.split(fmt)).lower()))
         for code, fmts in formats().items()
         for fmt in fmts
         if (found := reader(code, fmt)) is not None
@@ -121,9 +123,10 @@ def read(line: str) -> Optional[tuple[str, int, int]]:
     read it, the one with the most fixed text (a parameter named, not a placeholder), then the
     longest span. None where none does."""
     index, best, rank = _index(), None, (0, 0)
-    for word in set(_WORD.findall(line.lower())):
+    words = set(_WORD.findall(line.lower()))
+    for word in words:
         for fmt in index.get(word, ()):
-            span = fmt.search(line)
+            span = fmt.search(line) if fmt.words <= words else None
             if span and (fmt.fixed, span[1] - span[0]) > rank:
                 best, rank = (fmt.code, *span), (fmt.fixed, span[1] - span[0])
     return best

@@ -9,6 +9,7 @@ from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.containers import FAILURES as CONTAINERS
+from ampenv.knowledge.failures.conversion import FAILURES as CONVERSION
 from ampenv.knowledge.failures.device_events import FAMILY_ENTRY as DEVICE_EVENTS
 from ampenv.knowledge.failures.device_faults import FAILURES as DEVICE_FAULTS
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
@@ -44,6 +45,7 @@ NAMED: tuple[Failure, ...] = (
     *HCCL,
     *HCCL_CHECKS,
     *COMPILER,
+    *CONVERSION,
 )
 # The families come last: a code an entry owns is that entry's, whatever the wording; a library
 # or module a package installs is that package's, read before a code on its line (CANN's
