@@ -500,7 +500,7 @@ def test_a_hint_that_holds_a_shorter_one_shares_its_pass() -> None:
 
 
 def test_hccl_e_codes_without_an_entry_take_cann_s_own_table() -> None:
-    from ampenv.knowledge.failures.code_tables import E_CODES
+    from ampenv.knowledge.failures.e_codes import E_CODES
 
     for code, (title, cause, fix) in E_CODES.items():
         assert cause, code
@@ -566,7 +566,7 @@ def test_an_id_no_decoder_makes_stays_unknown(fid: str) -> None:
 
 
 def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
-    from ampenv.knowledge.failures.code_tables import cann_e_codes
+    from ampenv.knowledge.failures.e_codes import cann_e_codes
 
     source, table = cann_e_codes()
     assert "error_code.json" in source and len(table) >= 500

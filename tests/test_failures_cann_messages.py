@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ampenv.knowledge.failures import cann_messages, explain, scan_lines
-from ampenv.knowledge.failures.code_tables import cann_e_pages, cann_e_row
+from ampenv.knowledge.failures.e_codes import cann_e_pages, cann_e_row
 
 PAGES = cann_e_pages()
 

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from ampenv.knowledge.failures.code_tables import E_PAGES_SOURCE, ERROR_CODE_JSON, cann_e_formats
 from ampenv.knowledge.failures.codes import e_code
+from ampenv.knowledge.failures.e_codes import E_PAGES_SOURCE, ERROR_CODE_JSON, cann_e_formats
 from ampenv.knowledge.failures.model import GENERIC, Failure, Source
 
 FAMILY = "cann-message"

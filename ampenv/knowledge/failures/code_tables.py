@@ -6,10 +6,6 @@ from the class it belongs to (``codes.py``) unless its row names a fix of its ow
 
 from __future__ import annotations
 
-import functools
-import json
-from pathlib import Path
-
 # CANN aclError (acl_base.h), the runtime codes ACL passes through (rt_error_codes.h), the GE
 # codes it passes through (ge_error_codes.h) and the aclnn operator API codes. Rule of the
 # table: 1xxxxx the caller's environment or code, 2xxxxx resources or a call this hardware does
@@ -135,6 +131,18 @@ ACL: dict[str, tuple[str, str]] = {
     "107036": ("ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED", "capture ended without its begin"),
     "107037": ("ACL_ERROR_RT_MODEL_RUNNING", "the model is running and cannot be destroyed"),
     "107038": ("ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD", "capture ended on another thread"),
+    "107039": ("ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY", "the array given is smaller than needed"),
+    "107040": (
+        "ACL_ERROR_RT_MODEL_UPDATE_FAILED",
+        "model update failed: not fully captured, still running, or a parameter update failed",
+    ),
+    "107041": (
+        "ACL_ERROR_RT_CAPTURE_MODE_BLOCK_ASYNC",
+        "this capture mode refuses a call that waits for the device while a stream is captured",
+    ),
+    "107042": ("ACL_ERROR_RT_SYMBOL_NOT_FOUND", "a global variable is not in the operator binary"),
+    "107043": ("ACL_ERROR_RT_INVALID_SYMBOL", "a variable not declared in the device code"),
+    "107044": ("ACL_ERROR_RT_INVALID_DEVICE_FUNCTION", "a kernel not declared in the device code"),
     "207002": ("ACL_ERROR_RT_MEMORY_FREE", "memory free failed"),
     "207003": ("ACL_ERROR_RT_AICORE_OVER_FLOW", "AI Core arithmetic overflow in an operator"),
     "207005": ("ACL_ERROR_RT_RESOURCE_ALLOC_FAIL", "resource (stream etc.) allocation failed"),
@@ -208,8 +216,19 @@ ACL: dict[str, tuple[str, str]] = {
     "507901": ("ACL_ERROR_RT_SOCKET_CLOSE", "host-device (HDC) session disconnected"),
     "507902": ("ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR", "AI CPU scheduling failed"),
     "507903": ("ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED", "model capture invalidated"),
+    "507904": ("ACL_ERROR_RT_COMM_OP_RETRY_FAIL", "a communication operator's retry failed"),
+    "507905": ("ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT", "aclrtSnapShotProcessLock timed out"),
+    "507906": ("ACL_ERROR_SNAPSHOT_LOCK_FAILED", "locking the process for a snapshot failed"),
+    "507907": ("ACL_ERROR_SNAPSHOT_UNLOCK_FAILED", "unlocking the process after a snapshot failed"),
+    "507908": ("ACL_ERROR_SNAPSHOT_BACKUP_FAILED", "backing up the process snapshot failed"),
+    "507909": ("ACL_ERROR_SNAPSHOT_RESTORE_FAILED", "restoring the process snapshot failed"),
     "507910": ("ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "host memory already registered"),
     "507911": ("ACL_ERROR_HOST_MEMORY_NOT_REGISTERED", "host memory was never registered"),
+    "507912": ("ACL_ERROR_SNAPSHOT_CALLBACK_FAILED", "a snapshot stage's callback failed"),
+    "507913": ("ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED", "registering a callback failed"),
+    "507914": ("ACL_ERROR_RT_L3_PORT_ERROR", "an L3 port error"),
+    "507915": ("ACL_ERROR_RT_CCU_TIMEOUT", "CCU execution timed out"),
+    "507916": ("ACL_ERROR_RT_CCU_EXCEPTION", "CCU execution exception"),
     "145000": ("ACL_ERROR_GE_PARAM_INVALID", "graph engine parameter verification failed"),
     "145001": ("ACL_ERROR_GE_EXEC_NOT_INIT", "graph engine not initialised"),
     "145002": ("ACL_ERROR_GE_EXEC_MODEL_PATH_INVALID", "invalid model path"),
@@ -496,196 +515,4 @@ TORCH_NPU: dict[str, tuple[str, str]] = {
     "100": ("ACL", "an ACL (CANN runtime) call failed"),
     "200": ("HCCL", "an HCCL call failed"),
     "300": ("GE", "a graph engine call failed"),
-}
-
-# CANN E-codes: "E" + a module letter + four digits; 0000-8999 a user error (the environment,
-# parameters or usage), 9000-9999 an internal one (the lines around it say what).
-E_CODE_FORMAT = (
-    "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha002/API/"
-    "codeopenapi/cann_base_api_0005.html (E-code format: level, module, number)"
-)
-ERROR_CODE_JSON = (
-    "CANN conf/error_manager/error_code.json (errClass of each code; 8.1.RC1 as shipped, "
-    "github.com/leideng/CANN-8.1.RC1@4332a0134a96cfea4a4f6673690a81075c1e4dfb)"
-)
-# module letter -> (mode, module); the module is the errClass CANN's table gives its codes
-E_MODULES: dict[str, tuple[str, str]] = {
-    "E1": ("compile-cache", "GE (the graph engine, ATC)"),
-    "E2": ("compile-cache", "FE (the fusion engine)"),
-    "E3": ("core-exception", "AI CPU"),
-    "E4": ("compile-cache", "TE fusion (operator compilation)"),
-    "E7": ("core-exception", "operator plugins"),
-    "E8": ("cann-pairing", "vector operators and the OPP package"),
-    "EB": ("compile-cache", "the TBE pass compiler"),
-    "EC": ("compile-cache", "auto tune (AOE)"),
-    "ED": ("compile-cache", "RL tune"),
-    "EE": ("core-exception", "the runtime (RTS)"),
-    "EF": ("compile-cache", "LX fusion and auto deploy"),
-    "EH": ("core-exception", "ACL"),
-    "EI": ("hccl", "HCCL (collective communication)"),
-    "EJ": ("hccl", "HCCP (the device network process HCCL uses)"),
-    "EK": ("core-exception", "profiling"),
-    "EL": ("driver", "the driver (devices, device memory and resources)"),
-    "EM": ("core-exception", "queue scheduling"),
-    "EN": ("core-exception", "DVPP (media processing)"),
-    "EO": ("compile-cache", "AMCT (model compression)"),
-    "EZ": ("core-exception", "operators (public operators, aclnn)"),
-}
-
-# CANN's own table of every E-code (cann_error_codes.json: title, message, possible cause,
-# solution), generated from the toolkit's conf/error_manager/error_code.json; read on demand.
-E_TABLE_FILE = Path(__file__).with_name("cann_error_codes.json")
-
-
-@functools.lru_cache(maxsize=1)
-def cann_e_codes() -> tuple[str, dict[str, tuple[str, str, str, str]]]:
-    """CANN's E-code table and where it comes from."""
-    data = json.loads(E_TABLE_FILE.read_text(encoding="utf-8"))
-    return data["source"], {code: tuple(row) for code, row in data["codes"].items()}
-
-
-# CANN's error-code reference, a page a code (cann_error_pages.json: its title, the formats its
-# message is printed from, an example, the causes, the solution, the page it comes from): newer
-# than the table above (codes CANN added after 8.1.RC1, such as EL0019-EL0024 and EE1023-EE1026)
-# and the message formats as CANN 8.5 and later print them.
-E_PAGES_FILE = Path(__file__).with_name("cann_error_pages.json")
-E_PAGES_SOURCE = (
-    "CANN's error-code reference pages (hicann/docs troubleshooting/error-codes, hicann/runtime "
-    "error_code_ref, hicann/hcomm error_codes): each code's page named with its commit"
-)
-
-
-@functools.lru_cache(maxsize=1)
-def cann_e_pages() -> dict[str, dict]:
-    """Each code's reference page: title, formats, examples, causes, solution, sources."""
-    return json.loads(E_PAGES_FILE.read_text(encoding="utf-8"))["codes"]
-
-
-def cann_e_row(code: str) -> tuple[str, str, str, str, tuple[str, ...]]:
-    """An E-code's title, message, cause and solution as CANN's table and its reference page
-    give them (the page's where both do: it is the newer), and where they come from."""
-    source, table = cann_e_codes()
-    title, message, cause, solution = table.get(code, ("", "", "", ""))
-    sources = (source,) if any((title, cause, solution)) else ()
-    page = cann_e_pages().get(code)
-    if page:
-        title = page["title"].replace("_", " ") or title
-        cause = "; ".join(page["causes"]) or cause
-        solution = page["solution"] or solution
-        message = message or next(iter(page["formats"]), "")
-        sources += tuple(page["sources"])
-    return title, message, cause, solution, sources
-
-
-def known_e_code(code: str) -> bool:
-    """Whether CANN's table or its reference pages hold ``code``."""
-    return code in cann_e_codes()[1] or code in cann_e_pages()
-
-
-def cann_e_formats() -> dict[str, tuple[str, ...]]:
-    """The formats each E-code's message is printed from: the table's and its page's."""
-    merged: dict[str, dict[str, None]] = {}
-    for code, row in cann_e_codes()[1].items():
-        if row[1]:
-            merged.setdefault(code, {})[row[1]] = None
-    for code, page in cann_e_pages().items():
-        for fmt in page["formats"]:
-            merged.setdefault(code, {})[fmt] = None
-    return {code: tuple(fmts) for code, fmts in merged.items()}
-
-
-# HCCL's and HCCP's own E-codes (CANN's error table for them: title, message, cause, solution),
-# for the codes no curated entry has.
-E_TABLE_SOURCE = (
-    "CANN's error tables registered with REG_FORMAT_ERROR_MSG (errTitle, ErrMessage, Possible "
-    "Cause, Solution): hicann/hcomm for HCCL/HCCP, the ops repositories' op_common/log/log.cpp "
-    "for operators"
-)
-E_CODES: dict[str, tuple[str, str, str]] = {
-    # code: (title, cause, solution); "" where the table says N/A
-    "EI0003": (
-        "Invalid_Argument_Collective_Communication_Operator",
-        "a collective was called with an invalid argument",
-        "call it again with a valid argument (the message names the parameter)",
-    ),
-    "EI0004": (
-        "Config_Error_Ranktable_Configuration",
-        "the ranktable or a rank in it is invalid",
-        "fix the ranktable file so it matches the cluster that runs (devices, IPs, rank ids)",
-    ),
-    "EI0005": (
-        "Inconsistent_Collective_Communication_Arguments_Between_Ranks",
-        "ranks called the same collective with different arguments",
-        "make every rank run the same script and ranktable (counts, dtypes and order of "
-        "collectives must agree)",
-    ),
-    "EI0007": (
-        "Resource_Error",
-        "HCCL could not allocate memory or a notify register: resources exhausted",
-        "free device memory or resources (fewer communicators, a smaller HCCL_BUFFSIZE)",
-    ),
-    "EI0008": (
-        "Package_Error_Incorrect_HCCL_Version",
-        "the ranks run different HCCL (CANN) versions",
-        "install the same CANN release on every node",
-    ),
-    "EI0010": (
-        "Communication_Error_P2P",
-        "peer-to-peer communication between devices failed",
-        "check the device is healthy; CANN suggests export HCCL_INTRA_ROCE_ENABLE=1",
-    ),
-    "EI0011": (
-        "Resource_Error_Insufficient_Device_Memory",
-        "HCCL could not allocate the device memory it needs",
-        "stop other processes on the device and leave HCCL room (a lower memory share for the "
-        "model, a smaller HCCL_BUFFSIZE)",
-    ),
-    "EI0012": (
-        "Execution_Error_SDMA",
-        "an SDMA copy of a collective failed: a broken link, a peer that exited, or a buffer "
-        "not allocated / freed too early",
-        "check the peer rank for an earlier exit; check the links; check the collective's "
-        "buffers are allocated and alive until it completes",
-    ),
-    "EI0013": (
-        "Execution_Error_ROCE_CQE",
-        "an error completion on RoCE: the network between two devices broke, or the peer "
-        "process exited first",
-        "check the network ports between the two devices (hccn_tool -i <id> -link -g) and "
-        "whether the peer process exited first",
-    ),
-    "EI0015": (
-        "Ranktable_Detect_Failed",
-        "collecting the cluster from the root info failed: a rank did not create the "
-        "communicator, or the host network cannot reach the root",
-        "check every rank creates the communicator; the host network to the root node; "
-        "HCCL_SOCKET_IFNAME on every node; raise HCCL_CONNECT_TIMEOUT for slow starts",
-    ),
-    "EI0016": ("Config_Error", "an HCCL configuration value is invalid", ""),
-    "EI0017": ("Config_Error_Ranktable", "a field is missing from the ranktable", ""),
-    "EJ0004": ("Invalid_Argument_IP_Address", "an IP address HCCP was given is invalid", ""),
-    "EZ3002": (
-        "Unsupported_Operator",
-        "the operator information library does not support this operator as specified",
-        "check the OPP (kernels) package matches CANN and the chip; else keep the operator out "
-        "of the model or ask for its support",
-    ),
-    "EZ3003": (
-        "Unsupported_Operator",
-        "no operator kernel or engine supports the operator: OPP not installed properly, or the "
-        "operator unsupported here",
-        "check the OPP component (the kernels package of this CANN and chip) is installed "
-        "properly; `ampenv doctor --only cann.toolkit`",
-    ),
-    "E70003": (
-        "Not_Supported_Format",
-        "an operator input has a dtype the operator does not take (the message lists the ones "
-        "it does)",
-        "cast the input to a listed dtype (on 910A / 310P: float16 instead of bfloat16)",
-    ),
-    "E80001": (
-        "Invalid_Config_Value",
-        "the OPP package's configuration file lacks an entry",
-        "reinstall the OPP (kernels) package of this CANN",
-    ),
 }

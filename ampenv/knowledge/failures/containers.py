@@ -501,5 +501,34 @@ FAILURES = (
         ),
         hints=("err",),  # (its message is a key of its own, found by the "not " pass)
     ),
+    Failure(
+        id="container-threads-refused",
+        mode="container-devices",
+        component="container",
+        # OpenBLAS starting its threads (numpy, torch on the CPU) in a container
+        # ("blas_thread_int" as the MindCluster page prints it)
+        patterns=(r"blas_thread_ini?t: pthread_create failed for thread \d{1,5} of \d{1,5}",),
+        codes=(),
+        meaning="the container refused to start threads (OpenBLAS's, as numpy or torch import "
+        "it): its seccomp profile or its process limit blocks the thread creation call",
+        causes=(
+            "a Docker (runc) whose default seccomp profile predates the clone3 call a newer "
+            "image's glibc makes: 'Operation not permitted' (Docker 20.10.7 in a report)",
+            "a pids or process limit (--pids-limit, ulimit -u) reached: 'Resource temporarily "
+            "unavailable'",
+        ),
+        fix="start the container with --security-opt seccomp=unconfined (or upgrade Docker "
+        "and runc), and raise --pids-limit / ulimit -u where it says the resource is "
+        "unavailable; fewer threads also do: export OPENBLAS_NUM_THREADS=<n>",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster docs/zh/scheduling/04_usage/05_appliance/"
+                "02_inference_service_fault_recovery.md@22bb3d987bc0208c3eb7395e222b661276133c58",
+                "official",
+            ),
+            Source("https://github.com/langgenius/dify/issues/886 (Docker 20.10.7)", "report"),
+        ),
+        hints=("fail",),
+    ),
 )
-

@@ -277,6 +277,34 @@ FAILURES = (
         hints=("fail", "not support"),
     ),
     Failure(
+        id="driver-not-loaded",
+        mode="driver",
+        component="runtime",
+        # the runtime, mapping a device id to a chip, finding no driver to ask
+        patterns=(r"Failed to get phy dev id by logic dev id, driver may not be loaded",),
+        codes=(),
+        meaning="the runtime could not map a device id to a chip: the NPU driver is not "
+        "installed or its kernel modules are not loaded, so every device id (107001), even 0, "
+        "is invalid",
+        causes=(
+            "the driver not installed, or installed for another kernel than the one running "
+            "(a kernel update since)",
+            "its modules not loaded after a reboot, or unloaded",
+        ),
+        fix="check the driver: `cat /usr/local/Ascend/driver/version.info`, `lsmod | grep "
+        "drv_davinci` (its modules) and `npu-smi info`; install it (or reinstall it for the "
+        "running kernel: `uname -r`) and reboot if the installer asks",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "hicann/runtime docs/zh/FAQ/aclrtSetDevice调用失败.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e (现象2)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="invalid-device-id",
         mode="visible-devices",
         component="runtime",

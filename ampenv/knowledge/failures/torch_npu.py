@@ -530,4 +530,28 @@ FAILURES = (
         ),
         hints=("error", "ret"),
     ),
+    Failure(
+        id="torch-cpu-wheel-not-on-pypi",
+        mode="torch-pairing",
+        component="pip",
+        # torch_npu's x86_64 wheels require torch's CPU build by its local version
+        patterns=(r"No matching distribution found for torch==[\w.]{1,20}\+cpu\b",),
+        codes=(),
+        meaning="pip could not install the torch that torch_npu requires: torch_npu's x86_64 "
+        "wheels pin torch's CPU build (torch==X.Y.Z+cpu), which PyPI does not carry, only "
+        "PyTorch's own CPU index",
+        causes=("torch_npu installed into an environment without that torch, from PyPI alone",),
+        fix="install that torch first from PyTorch's CPU index, then torch_npu: pip install "
+        '"torch==X.Y.Z+cpu" --index-url https://download.pytorch.org/whl/cpu, then pip '
+        'install "torch-npu==X.Y.Z" (or give pip that index with --extra-index-url)',
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/triton-ascend docs/zh/installation_guide.md"
+                "@eeb030e7bb71f8a251c5d378dbe2977e8b8dbb83 (安装torch_npu)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
 )
