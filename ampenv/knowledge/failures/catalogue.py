@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.acl import FAILURES as ACL
 from ampenv.knowledge.failures.aicore_analysis import FAILURES as AICORE_ANALYSIS
-from ampenv.knowledge.failures.cann_messages import CANN_MESSAGES
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
@@ -57,7 +56,6 @@ CATALOGUE: tuple[Failure, ...] = (
     DEVICE_EVENTS,  # a fault event code the device plugin or npu-smi printed: Fault-Diag's rule
     GE_STATUS,  # a status number of GE's, a follow-up of what GE logged before it
     PLOG_ERRORS,  # an ERROR line of a CANN module that nothing above explains
-    CANN_MESSAGES,  # a line that is the message of an E-code, without it (the scanner asks)
     FAULT_DIAG,  # a line Fault-Diag's rules read that nothing above explains (the scanner asks)
 )
 BY_ID: dict[str, Failure] = {f.id: f for f in CATALOGUE}

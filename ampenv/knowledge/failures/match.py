@@ -17,9 +17,6 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Optional
 
-from ampenv.knowledge.failures.cann_messages import CANN_MESSAGES
-from ampenv.knowledge.failures.cann_messages import failure as message_failure
-from ampenv.knowledge.failures.cann_messages import read as message_read
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
@@ -181,9 +178,7 @@ class Scanner:
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
-    # the catalogue holds CANN's messages, Fault-Diag's family: their tables read lines
-    _cann_messages: bool = False
-    _fault_diag: bool = False
+    _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
     # The text being read (a file's whole text; a batch of lines fed one by one, partial when
     # more batches may follow) and its name, and the frameworks (their spellings) it names.
     _text: bytes = b""
@@ -198,7 +193,6 @@ class Scanner:
     def __post_init__(self) -> None:
         if not self.catalogue:
             self.catalogue = CATALOGUE
-        self._cann_messages = any(f is CANN_MESSAGES for f in self.catalogue)
         self._fault_diag = any(f is FAULT_DIAG for f in self.catalogue)
         self._order = {id(f): i for i, f in enumerate(self.catalogue)}
         by_hint: dict[bytes, list[Failure]] = {}
@@ -420,8 +414,6 @@ class Scanner:
                 if failure.id not in said:
                     said.add(failure.id)
                     self._record(failure, match, excerpt, name, number)
-                else:
-                    self._by_code(failure)
 
     def _matches(
         self,
@@ -461,40 +453,25 @@ class Scanner:
                 # the frame read with a line is not the line's to show
                 shown = line if failure.frame else text
                 found.append((decoded, m.group(0)[:EXCERPT], trim(shown, m.start(), m.end()), key))
-        if all(f.family and f.rank == GENERIC for f, *_ in found):
-            # the tables read a line nothing explains but a family's follow-up (a plog
-            # module's); before it, which then adds nothing: a code or a rule says more
-            found[:0] = self._table_reading(line)
+        if self._fault_diag and all(f.family and f.rank == GENERIC for f, *_ in found):
+            # Fault-Diag reads a line nothing explains but a family's follow-up (a plog
+            # module's); before it, which then adds nothing: a rule says more than a module
+            found[:0] = self._fault_diag_reading(line)
         return tuple(found)
 
-    def _table_reading(self, line: str) -> list[tuple[Failure, str, str, str]]:
-        """What the tables read in ``line``: the E-code whose message it is (CANN's table),
-        else the most specific rule whose framework the text names (Fault-Diag's: a MindSpore
-        rule in a text that holds "mindspore"); nothing where a logger marked the line
-        INFO/DEBUG with no error mark before what they read (as a code is a mention there)."""
-        found = self._cann_message(line) if self._cann_messages else None
-        if found is None and self._fault_diag:
-            rules = ((r, rule_failure(r), start, end) for r, start, end in fault_diag_read(line))
-            rule = next((r for r in rules if r[1] is not None and self._names(r[0])), None)
-            found = None if rule is None else rule[1:]
-        if found is None or (self.heed_levels and quiet(line, found[1])):
-            return []
-        failure, start, end = found
-        said = line[start:end]
-        return [(failure, said[:EXCERPT], trim(line, start, end), said)]
-
-    def _cann_message(self, line: str) -> Optional[tuple[Failure, int, int]]:
-        message = message_read(line)
-        if message is None or (self.heed_levels and quiet(line, message[1])):
-            return None
-        code, start, end = message
-        key = (CANN_MESSAGES.id, code)
-        if key not in self._decoded:
-            if len(self._decoded) >= MAX_DECODED:
-                self.undecoded += 1
-                return None
-            self._decoded[key] = message_failure(code, line[start:])
-        return self._decoded[key], start, end
+    def _fault_diag_reading(self, line: str) -> list[tuple[Failure, str, str, str]]:
+        """The most specific rule ``line`` shows whose framework the text names (a MindSpore
+        rule in a text that holds "mindspore"), unless a logger marked the line INFO/DEBUG with
+        no error mark before the rule's first keyword (as a code is a mention there)."""
+        for rule_id, start, end in fault_diag_read(line):
+            failure = rule_failure(rule_id)
+            if failure is None or not self._names(rule_id):
+                continue
+            if self.heed_levels and quiet(line, start):
+                return []
+            said = line[start:end]
+            return [(failure, said[:EXCERPT], trim(line, start, end), said)]
+        return []
 
     def _names(self, rule_id: str) -> bool:
         """Whether the text being read names the framework of ``rule_id`` (a rule of no
@@ -635,19 +612,11 @@ class Scanner:
         else:
             found.count += 1
             found.last = where
-            self._by_code(failure)
         found.texts[name] = None
         if len(found.places) < PLACES:
             found.places.append((name, number))
         else:  # the last place stands in the last slot
             found.places[-1] = (name, number)
-
-    def _by_code(self, failure: Failure) -> None:
-        """A code read where its message was read first (a text relayed as one escaped
-        string): the finding is the code's, read as the code."""
-        found = self._found.get(failure.id)
-        if found is not None and found.failure.family == CANN_MESSAGES.id:
-            found.failure = failure
 
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit
