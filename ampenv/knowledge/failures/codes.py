@@ -343,7 +343,10 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             # branch of its own, or a look-behind first, made every log's search five times
             # slower)
             anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error|\)(?<=\(E[0-9A-Z]\d{4}\))"
-            r"| (?=[A-Z][A-Za-z0-9]{0,30}_[A-Za-z]))",
+            r"| (?=[A-Z][A-Za-z0-9]{0,30}_[A-Za-z])"
+            # the dict form's closing quote and the next key's, as printed, curled or escaped
+            # for HTML (a bytes regex: ’ is its bytes)
+            "|(?:'|\u2019|&#x?27;|&#39;)(?=(?:, ?|\uff0c)(?:'|\u2019|&#)))",
             following=3,
             # CANN's newer title form, "Communication_Error_Bind_IP_Port(EI0020)": a title of
             # words joined by "_" before the code in brackets, or after it ("EL0005
@@ -353,6 +356,11 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
                 r"\((?-i:(?P<code>E[0-9A-Z]\d{4}))\)(?P<text>[^\n]{0,400})",
                 r"(?<![\w/])(?-i:(?P<code>E[0-9A-Z]\d{4})) "
                 r"(?P<after>[A-Z][A-Za-z0-9]{0,30}(?:_[A-Za-z0-9]{1,30}){1,8})\b"
+                r"(?P<text>[^\n]{0,400})",
+                # an operator's check raised as a dict from TBE ("{'errCode': 'E80012', ...},
+                # 'In op, the num of dimensions ... should be in the range of [0, 8]')")
+                r"['\u2019]errCode['\u2019]: ['\u2019](?-i:(?P<code>E[0-9A-Z]\d{4}))['\u2019]"
+                r"(?:[^}\n]{0,400}\},\s?)?"
                 r"(?P<text>[^\n]{0,400})",
             ),
         ),

@@ -11,6 +11,10 @@ MINDOCR_FAQ = (
     "mindspore-lab/mindocr docs/zh/tutorials/frequently_asked_questions.md"
     "@358b40b2eb2e0d59025b888f54af7a77a289d70f ({})"
 )
+MINDSPORE_DEBUG = (
+    "mindspore-ai/docs tutorials/source_zh_cn/debug/error_analysis/mindrt_debug.md"
+    "@1327eac329f4367df3e174a624cb3a42c55bd5be ({})"
+)
 MXVISION_GUIDE = (
     "Ascend/mindsdk-referenceapps docs/quickStart/4-4模型Tensor数据处理&自定义模型后处理.md"
     "@0b3eb333239dd503ec0e8176384e7bd157ae0b02 (5.2, plugin not found)"
@@ -133,6 +137,52 @@ FAILURES = (
         confirm="cann.toolkit",
         sources=(Source("https://github.com/RapidAI/RapidOCR/issues/458", "report"),),
         hints=("err",),
+    ),
+    Failure(
+        id="mindspore-package-for-another-device",
+        mode="cann-env",
+        component="MindSpore",
+        # (from the ValueError: the words alone hold no error word to find them by)
+        patterns=(
+            r"Error: For 'set_context', package type mindspore-(?:gpu|cpu) support "
+            r"'device_target' type [^\n]{0,40}but got Ascend",
+        ),
+        codes=(),
+        meaning="the MindSpore installed is its GPU (or CPU) package, which cannot run on Ascend: "
+        "the script asks for device_target='Ascend'",
+        causes=("pip installed mindspore-gpu (or the CPU package) on an Ascend node",),
+        fix="uninstall it and install the MindSpore package for Ascend that pairs with the CANN "
+        "installed (its install page lists them); or set device_target to the device the "
+        "package supports",
+        confirm="python.stack",
+        sources=(Source(MINDSPORE_DEBUG.format("context配置问题"), "official"),),
+        hints=("err",),
+    ),
+    Failure(
+        id="mindie-http-wrapper",
+        mode="cann-env",
+        component="MindIE",
+        patterns=(r"Failed to start http wrapper",),
+        codes=(),
+        meaning="MindIE Service could not start its HTTP server: the address or port in its "
+        "config.json cannot be bound here",
+        causes=(
+            "ipAddress (or managementIpAddress) in config.json not an address of this host or "
+            "container",
+            "the port already in use by another process",
+        ),
+        fix="set ipAddress in MindIE Service's config.json (conf/config.json) to an address of "
+        "this host or container (`hostname -I`), and a port no other process holds (`ss -ltnp "
+        "| grep PORT`); then start it again",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/forum/thread-0201178898375605129-1-1.html (MindIE "
+                "1.0.0, ipAddress)",
+                "report",
+            ),
+        ),
+        hints=("fail",),
     ),
 )
 
