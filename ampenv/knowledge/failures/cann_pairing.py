@@ -33,7 +33,8 @@ FAILURES = (
         component="torch_npu",
         patterns=(
             r"(?<!libatb\.so: )undefined symbol: (?:Msprof|aclnn|aclrt|aclop|Hccl|hccl)\w{0,200}",
-            r"\baclnn\w{1,80} or \w{1,80} not in libopapi\.so",
+            # (or the second name elided: "aclnnX ... not in libopapi.so")
+            r"\baclnn\w{1,80} (?:or \w{1,80}|\.{3}) not in libopapi\.so",
             # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
             # non-fatal fallbacks only warn, so the RuntimeError is required
             r"Failed to find function ?(?:acl|hccl|Hccl)\w{1,80}",

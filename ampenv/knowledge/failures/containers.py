@@ -172,8 +172,8 @@ FAILURES = (
         mode="container-devices",
         component="dcmi",
         patterns=(
-            r"dcmi model initiali[sz]ed failed, because the device is used",
-            r"dcmi \w{1,10} initiali[sz]ed? failed[^\n]{0,60}ret is -8020",
+            r"dcmi model initiali[sz](?:ed|ation) failed, because the device is used",
+            r"dcmi \w{1,10} initiali[sz](?:ed?|ation) failed[^\n]{0,60}ret is -8020",
             # the driver's own kernel log (dmesg) for the same
             r"some devices are used by other docker",
         ),
@@ -255,7 +255,8 @@ FAILURES = (
         mode="container-devices",
         component="driver",
         patterns=(
-            r"npu-smi: error while loading shared libraries: \S{1,200}\.so",
+            # (the library's name is on the line, or cut off in a note: the loader's words do)
+            r"npu-smi: error while loading shared libraries\b",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
         ),
