@@ -597,6 +597,12 @@ def test_an_e_code_without_its_solution_in_the_log_takes_cann_s_table() -> None:
         "[INFO|trainer.py:2238] 2025-04-08 18:07:20,501 >> EI0006 retry policy",
         "2024-05-01 12:00:00,123 - root - INFO - EI0006 retry policy",
         "2024-05-01 12:00:00,123 - mindformers[mindformers/trainer.py:100] - INFO - EI0006 set",
+        # a level padded in its brackets, in parentheses, tornado's, syslog's NOTICE
+        "[INFO ] EI0006: retry policy",
+        "[ INFO ] EI0006: retry policy",
+        "(INFO) EI0006: retry policy",
+        "[I 2025-01-01 12:00:00.000 ServerApp] EI0006: retry policy",
+        "[NOTICE] EI0006: retry policy",
     ],
 )
 def test_a_code_mentioned_in_an_info_line_a_url_or_a_record_is_not_a_failure(line: str) -> None:

@@ -28,11 +28,12 @@ def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
         r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
         # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
         r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
-        # the level: "[INFO]", "[info]", "[INFO|trainer.py:1]", "INFO ", Python's default
-        # "INFO:root:", "INFO |", winston's "info: ", a tab-separated "info"; glog's "I0501 "
-        # (or with its year); logfmt's "level=info" after a few fields
-        rf"(?:\[(?i:{lower})[\]|]|(?:{upper})[\s:|]|(?:{lower})(?::\s|\t)"
-        rf"|{glog}(?:\d{{4}}){{1,2}} \d\d:\d\d"
+        # the level: "[INFO]", "[ INFO ]", "[info]", "[INFO|trainer.py:1]", "(INFO)", "INFO ",
+        # Python's default "INFO:root:", "INFO |", winston's "info: ", a tab-separated "info";
+        # glog's "I0501 " (or with its year), tornado's "[I 2025-01-01 ..."; logfmt's
+        # "level=info" after a few fields
+        rf"(?:\[ ?(?i:{lower}) ?[\]|]|\((?i:{lower})\)\s|(?:{upper})[\s:|]|(?:{lower})(?::\s|\t)"
+        rf"|{glog}(?:\d{{4}}){{1,2}} \d\d:\d\d|\[{glog} \d{{4}}-\d\d-\d\d"
         r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?"
         rf"(?i:{lower})\b)"
     )
@@ -47,7 +48,9 @@ def _record_grammar(lower: str, pino: str) -> re.Pattern[str]:
     )
 
 
-QUIET_LEVEL = _level_grammar("INFO|DEBUG|EVENT|TRACE", "info|debug|event|trace", "I")
+QUIET_LEVEL = _level_grammar(
+    "INFO|DEBUG|EVENT|TRACE|NOTICE", "info|debug|event|trace|notice", "I"
+)
 QUIET_RECORD = _record_grammar("info|debug|trace", "[123]0")  # pino: 10, 20, 30
 WARN_LEVEL = _level_grammar("WARN(?:ING)?", "warn(?:ing)?", "W")
 WARN_RECORD = _record_grammar("warn(?:ing)?", "40")
