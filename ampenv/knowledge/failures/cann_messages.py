@@ -110,7 +110,8 @@ def _texts() -> dict[str, set[str]]:
 def _index() -> dict[str, tuple[Format, ...]]:
     """The formats that name one code, by the rarest long word of their fixed text (a line is
     looked up by its own words, not tried with every format). A format that reads what another
-    code prints is dropped ("Value %s for %s is invalid" reads EE1012's text and EH0009's)."""
+    code prints is dropped (EE1012's "%s failed. Value %s for %s is invalid" reads EH0009's
+    example, "... Value v for parameter p is invalid")."""
     readers = [
         found
         for code, fmts in cann_e_formats().items()
