@@ -292,7 +292,7 @@ FAILURES = (
             "its modules not loaded after a reboot, or unloaded",
         ),
         fix="check the driver: `cat /usr/local/Ascend/driver/version.info`, `lsmod | grep "
-        "drv_davinci` (its modules) and `npu-smi info`; install it (or reinstall it for the "
+        "drv_` (its kernel modules) and `npu-smi info`; install it (or reinstall it for the "
         "running kernel: `uname -r`) and reboot if the installer asks",
         confirm="npu.driver",
         sources=(
