@@ -552,7 +552,9 @@ FAILURES = (
         mode="compile-cache",
         component="tbe",
         patterns=(
-            r"TBE Subprocess\[\w{1,40}\] raise error\[[^\]\n]{0,200}\], main process disappeared",
+            # (the task's name and the error's brackets left out, as notes quote it)
+            r"TBE Subprocess(?:\[\w{1,40}\])? raise error(?:\[[^\]\n]{0,200}\])?, main process "
+            r"disappeared",
         ),
         codes=(),
         meaning="the operator compiler's worker processes lost the process that started them: "
@@ -561,6 +563,10 @@ FAILURES = (
             "the main process died first: its own error is earlier in the log",
             "the host's OOM killer (MindIE: host memory under ~1.3x the weights per machine)",
             "a driver older than the CANN release needs, or the environment not sourced",
+            "the device out of memory while compiling (vllm-ascend's attention mask takes "
+            "max_model_len squared elements: a lower --max-model-len)",
+            "the main process exiting at the end of a run that finished: then harmless, a "
+            "shutdown's side effect (judge the run by its exit status)",
         ),
         fix="find why the main process ended: the first error earlier in the log, and `dmesg -T "
         "| grep -iE 'killed process|out of memory'` for the OOM killer; leave the host memory "
@@ -572,6 +578,11 @@ FAILURES = (
                 "(main process disappeared)",
                 "official",
             ),
+            Source(
+                "index id 53139413154 (vllm-ascend's attention mask memory check quoting it)",
+                "report",
+            ),
+            Source("index id 60835429967 (a validation record: a shutdown side effect)", "report"),
         ),
         hints=("error",),
     ),

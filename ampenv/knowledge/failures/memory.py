@@ -160,6 +160,8 @@ FAILURES = (
         component="torch_npu",
         patterns=(
             r"NPU out of memory\. (?:NPUWorkspaceAllocator t|T)ried to allocate",
+            # the figures alone, as a feature's page quotes them ("Tried to allocated", sic)
+            r"Tried to allocated? [\d.]{1,12} [KMG]iB \(NPU \d{1,3}; [\d.]{1,12} [KMG]iB total",
             r"OutOfMemoryError: NPU out of memory",
             r"RuntimeError: NPU out of memory\.",  # with no figures after it
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
