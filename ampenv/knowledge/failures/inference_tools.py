@@ -15,6 +15,10 @@ MINDSPORE_DEBUG = (
     "mindspore-ai/docs tutorials/source_zh_cn/debug/error_analysis/mindrt_debug.md"
     "@1327eac329f4367df3e174a624cb3a42c55bd5be ({})"
 )
+LITE_FAQ = (
+    "mindspore-ai/docs docs/lite/docs/source_zh_cn/reference/faq.md"
+    "@16ff242f3403b6b57a0ed4a0a65aae228cb3b78b ({})"
+)
 MXVISION_GUIDE = (
     "Ascend/mindsdk-referenceapps docs/quickStart/4-4模型Tensor数据处理&自定义模型后处理.md"
     "@0b3eb333239dd503ec0e8176384e7bd157ae0b02 (5.2, plugin not found)"
@@ -182,6 +186,27 @@ FAILURES = (
                 "report",
             ),
         ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="mindspore-lite-model-version",
+        mode="cann-pairing",
+        component="MindSpore Lite",
+        # the runtime's warning (the graph's scheduling failures after it name no cause); its
+        # words apart ("\s") so that its key is "not equal", in the pass for "not "
+        patterns=(
+            r"model\sversion\sis\sMindSpore\sLite [\d.]{1,12},\sinference\sversion\sis\s"
+            r"MindSpore\sLite [\d.]{1,12} not equal",
+        ),
+        codes=(),
+        meaning="the model was converted by another MindSpore Lite release than the one running "
+        "it: the runtime may lack or have changed the kernels its operators need, and its graph "
+        "fails to schedule",
+        causes=("a model converted with an older (or newer) converter than the runtime",),
+        fix="convert the model again with the converter of the same MindSpore Lite release as "
+        "the runtime (converter_lite of that package)",
+        confirm=None,
+        sources=(Source(LITE_FAQ.format("图编译失败, item 1"), "official"),),
         hints=("fail",),
     ),
 )
