@@ -146,3 +146,11 @@ def test_a_newer_code_takes_its_page() -> None:
     assert title and message and cause and solution and len(sources) == 1
     # a code both know: the page is the newer, the table still a source
     assert len(cann_e_row("EL0005")[4]) == 2
+
+
+def test_a_warning_s_code_is_explained_as_a_warning() -> None:
+    # its message is not read without the code (a warning is no failure), its code is
+    (found,) = explain("W40010")
+    assert found.id == "cann-w40010" and found.meaning.startswith("a warning of")
+    assert "environment variable" in found.fix.lower()
+    assert explain("E40002")[0].meaning.startswith("a user-class error of")

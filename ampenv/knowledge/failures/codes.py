@@ -199,8 +199,10 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     title = title or official_title
     known_cause = known_cause or official_cause
     said = said or message.replace("%s", "...")
+    kind = "an internal error" if internal else "a user-class error"
+    kind = "a warning" if code[0] == "W" else kind
     meaning = (
-        f"{'an internal' if internal else 'a user-class'} error of {module}"
+        f"{kind} of {module}"
         + (f" ({title})" if title else "")
         + (f": {said}" if said else f": {known_cause}" if known_cause else "")
         + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
