@@ -3,7 +3,7 @@ or not, DCMI opening the devices, device plugins and schedulers."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import CLASS, FACTS, Failure, Source, code, code_hints
+from ampenv.knowledge.failures.model import CLASS, FACTS, KB, Failure, Source, code, code_hints
 
 FAILURES = (
     Failure(
@@ -259,6 +259,8 @@ FAILURES = (
             r"npu-smi: error while loading shared libraries\b",
             # DCMI bindings (gpustack's pydcmi, after pynvml): libdcmi.so not found
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
+            # msprof's own words (its "faild" as printed)
+            r"Init platform by driver fail(?:e?d)\b",
         ),
         codes=(),
         meaning="a driver library cannot be loaded: the driver is not installed, its lib64 is "
@@ -287,6 +289,9 @@ FAILURES = (
                 "report",
             ),
             Source("https://github.com/gpustack/gpustack/issues/3284 (pydcmi)", "report"),
+            Source(
+                f"{KB}, index id 54123238486 (msprof: Init platform by driver faild)", "official"
+            ),
             Source(
                 "shared/reference/ascend-facts.md §1.2 (npu-smi without the driver's lib64)",
                 "report",

@@ -260,6 +260,39 @@ FAILURES = (
         hints=("not set", "set_env"),
     ),
     Failure(
+        id="set-env-nounset",
+        mode="cann-env",
+        component="cann",
+        # bash's own words for `set -u` meeting a variable the script appends to unset
+        patterns=(r"set_env\.sh: line \d{1,6}: [A-Za-z_]\w{0,80}: unbound variable",),
+        codes=(),
+        meaning="a CANN (or NNAL, ATB) set_env.sh was sourced in a shell with `set -u` "
+        "(nounset): it appends to variables that may be unset (CMAKE_PREFIX_PATH, "
+        "LD_LIBRARY_PATH, PYTHONPATH, ...), so bash stops it part-way and the environment is "
+        "left half set",
+        causes=(
+            "an entrypoint or job script run with `set -euo pipefail` that sources set_env.sh",
+            "the variable the message names not set before (a fresh container, a service unit)",
+        ),
+        fix="source it with nounset off: `set +u; source /usr/local/Ascend/cann/set_env.sh; "
+        "set -u` (or give the variable the message names a value first, e.g. `export "
+        "CMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH:-}`)",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/pull/9065 (review: set +u around "
+                "sourcing set_env.sh)",
+                "report",
+            ),
+            Source(
+                "index id 55812040664 (vLLM-Ascend deployment notes: CANN 8.5's set_env.sh "
+                "under set -u)",
+                "report",
+            ),
+        ),
+        hints=("set_env",),
+    ),
+    Failure(
         id="cann-tool-not-on-path",
         mode="cann-env",
         component="cann",
