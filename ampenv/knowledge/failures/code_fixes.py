@@ -88,6 +88,20 @@ ACL_FIXES: dict[str, Class] = {
         None,
         (Source("https://blog.csdn.net/weixin_46398647/article/details/137772338", "report"),),
     ),
+    "107003": Class(
+        "core-exception",
+        "a stream used or destroyed while another device's context is current (a program "
+        "that drives several devices from one thread and switched devices since it made the "
+        "stream)",
+        "make the stream's device current before using or destroying it (aclrtSetDevice or "
+        "aclrtSetCurrentContext; torch.npu.set_device); in a library, update it (llama.cpp's "
+        "CANN backend: its teardown fixed in PR 9627)",
+        None,
+        (
+            Source("https://github.com/ggml-org/llama.cpp/issues/9250", "report"),
+            Source("https://github.com/ggml-org/llama.cpp/pull/9627", "maintainer"),
+        ),
+    ),
     "148049": Class(
         "cann-env",
         "the CANN environment is not sourced",

@@ -148,7 +148,9 @@ FAILURES = (
         "other than root: `ls -l /dev/davinci*` (root:HwHiAiUser, 660) and add the user to "
         "that group (sudo usermod -aG HwHiAiUser $USER, then log in again); after a driver or "
         "firmware upgrade: reboot (/var/log/ascend_seclog/ascend_install.log), and check "
-        "`dmesg -T | grep -i davinci`",
+        "`dmesg -T | grep -i davinci`; if the driver is not loaded or was built for another "
+        "kernel, run its installer again (`./Ascend-hdk-*-npu-driver_*.run --upgrade`) and "
+        "reboot",
         confirm="npu.device_nodes",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/2698", "maintainer"),
@@ -162,6 +164,11 @@ FAILURES = (
             Source(
                 "CANN environment setup FAQ, item 3 (the public file index's id 69025495947): "
                 "-8005 for a user outside the HwHiAiUser group",
+                "report",
+            ),
+            Source(
+                "a 910 server's setup notes, file id 8894089041 (-8005 after the driver and "
+                "firmware install: the driver's installer run again with --upgrade)",
                 "report",
             ),
         ),

@@ -305,6 +305,34 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="driver-vnpu-mdev-missing",
+        mode="driver",
+        component="driver",
+        # the kernel's loader on the driver's vNPU module (drv_vascend), in dmesg
+        patterns=(r"drv_vascend: Unknown symbol mdev_\w{1,40} \(err -?\d{1,4}\)",),
+        codes=(),
+        meaning="the driver's vNPU module (drv_vascend) does not load: the running kernel has no "
+        "VFIO mediated-device module (mdev) for it to link to, so the driver's modules stop "
+        "there and npu-smi and the runtime find no devices",
+        causes=(
+            "a kernel built without CONFIG_VFIO_MDEV (openEuler 24.03 SP3's, in the reports)",
+            "the mdev module present but not loaded before the driver's",
+        ),
+        fix="`modprobe mdev` (or vfio_mdev); where the kernel lacks it, build it from the "
+        "kernel's own source (CONFIG_VFIO_MDEV=m; `make M=drivers/vfio/mdev modules`), install "
+        "it with `depmod -a`, then load the driver's modules again (`modprobe drv_vascend`) "
+        "or reinstall the driver, and check `npu-smi info`",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "a 910B driver install record on openEuler 24.03 SP3, file id 52446518654",
+                "report",
+            ),
+            Source("a 910B deployment guide's troubleshooting, file id 52927315681", "report"),
+        ),
+        hints=("err",),
+    ),
+    Failure(
         id="invalid-device-id",
         mode="visible-devices",
         component="runtime",

@@ -310,7 +310,9 @@ FAILURES = (
         meaning="the runtime could not allocate device memory: other processes hold it, or this "
         "job needs more than the device has",
         causes=("another process (or container) holds the device's memory", "the job is too big"),
-        fix=HOLDERS + "; stop them, or pick a free device with ASCEND_RT_VISIBLE_DEVICES",
+        fix=HOLDERS + "; stop them, or pick a free device with ASCEND_RT_VISIBLE_DEVICES; if "
+        "none holds it, the job is too big for the device: lower the batch size (or sequence "
+        "length), or shard the model over more devices (ZeRO-3, tensor parallel)",
         confirm="npu.devices",
         sources=(
             Source(
@@ -321,6 +323,11 @@ FAILURES = (
             Source(CODES_H + " (207001, 207018)", "official"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/341", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
+            Source(
+                "wangshuai09/Notebook QA/Error.md, file id 5046601329 (EL0004 in a DeepSpeed "
+                "ZeRO-3 fine-tune: a smaller batch size)",
+                "report",
+            ),
             Source(
                 "sgl-project/sglang docs_new/docs/hardware-platforms/ascend-npus/"
                 "ascend_npu_faq.mdx@1335386668c994c08db2cc3979d8e92f8723bd07",

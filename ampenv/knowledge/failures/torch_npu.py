@@ -38,6 +38,43 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="npu-helper-version",
+        mode="torch-pairing",
+        component="python",
+        # Hugging Face libraries' NPU helpers, imported by the projects built on them
+        patterns=(
+            r"cannot import name '(?:is_npu_available|is_torch_npu_available|is_npu_bf16_available)"
+            r"' from '(?:accelerate|transformers)\b",
+            r"cannot import name '(?:index_first_axis|pad_input|unpad_input|rearrange)' from "
+            r"'transformers\.integrations\.npu_flash_attention'",
+        ),
+        codes=(),
+        meaning="a project imports an NPU helper from accelerate or transformers that the "
+        "installed release does not hold: the helper is newer than that release (accelerate's "
+        "is_npu_available came in 0.21), or the release moved it (transformers' releases after "
+        "4.55.0 moved npu_flash_attention's index_first_axis, pad_input and unpad_input to "
+        "modeling_flash_attention_utils)",
+        causes=(
+            "accelerate or transformers older than the project needs (a requirements file that "
+            "pins an old one, or another environment's package found first)",
+            "transformers newer than the project was written for (a helper it moved)",
+        ),
+        fix="install the accelerate and transformers releases the project asks for: `pip show "
+        "accelerate transformers` in the same Python, then `pip install -U 'accelerate>=0.21'` "
+        "(or the project's pin: sentence-transformers needs transformers >= 4.41), or for a "
+        "moved helper update the project (verl's fix: its PR 3596) or pin transformers to the "
+        "last release that held it (4.55.0)",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/huggingface/peft/pull/892", "maintainer"),
+            Source(
+                "https://github.com/huggingface/sentence-transformers/issues/3143", "maintainer"
+            ),
+            Source("https://github.com/verl-project/verl/pull/3596", "maintainer"),
+        ),
+        hints=("cannot",),
+    ),
+    Failure(
         id="torch-npu-not-imported",
         mode="torch-pairing",
         component="torch_npu",
