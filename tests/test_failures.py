@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -115,7 +116,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # 49. Set 70 added "not found" (a binary's loader: "libstdc++.so.6: version `GLIBCXX_3.4.29'
     # not found", no error word), searched for in the "not " pass the keys share: 50, no pass.
     # Set 87 added "faultcode" (the device plugin's fault events, in no other words): 51.
-    assert len({h for f in CATALOGUE for h in f.hints}) <= 51
+    # "occup" (EL0020's "Device 0 is occupied by multiple containers." and the driver's
+    # "uda_occupy_dev_by_ns Conflict open udevid", a device another container holds, printed
+    # without a code or an error word; sets 89 and 95): 52.
+    assert len({h for f in CATALOGUE for h in f.hints}) <= 52
     # A message a pattern reads whole that holds none of its entry's hints ("Torch not compiled
     # with CUDA enabled" pasted without "AssertionError:") is a key of its own: 20 more passes,
     # long texts (a long needle is skipped through quickly), ~15% of a 1 GB log's check. Set 19
@@ -142,7 +146,10 @@ def test_hint_vocabulary_stays_small() -> None:
     # word; its pass reads the device's 250 event codes Fault-Diag has rules for (the only
     # place a Kubernetes user sees them): 65 (benchmarks/bench_failures.py, 64 MiB, beside
     # a871b12 in one run: 56.1-57.0 -> 55.0-55.7 MB/s with this session's other changes).
-    assert scanner.passes <= 65
+    # "occup" (above): 66 (the same benchmark beside 9a8bce6, alternating, two rounds: typical
+    # 47.1, 49.3 -> 48.6, 47.2 MB/s; noisy 8.6, 8.6 -> 8.5, 8.7; unknown 3.0, 3.0 -> 3.0, 2.9:
+    # within the machine's noise).
+    assert scanner.passes <= 66
     assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
 
@@ -198,9 +205,10 @@ def test_hints_are_sound_on_the_corpus() -> None:
 
 @pytest.mark.parametrize("entry", NEGATIVE, ids=[e["file"] for e in NEGATIVE])
 def test_negative_files_stay_silent(entry: dict) -> None:
-    assert [h.id for h in scan_file(entry["file"])] == []
+    # a notice's note (a pairing the text shows, a fallback warned of) is not a finding
+    assert [h.id for h in scan_file(entry["file"]) if not h.note] == []
     text = (LOGS / entry["file"]).read_bytes().decode("utf-8", "surrogateescape")
-    assert scan_lines(text.splitlines(), entry["file"]) == []
+    assert [h for h in scan_lines(text.splitlines(), entry["file"]) if not h.note] == []
 
 
 def test_generic_inner_error_does_not_hide_the_specific_cause() -> None:
@@ -966,3 +974,16 @@ def test_a_code_under_a_full_width_info_row_after_a_process_prefix_is_read() -> 
         "(EngineCore_DP0 pid=123) EE1001: The argument is invalid.",
     ]
     assert "cann-ee1001" in {h.id for h in scan_lines(text, "t")}
+
+
+def test_a_notice_is_a_note_only_in_a_text_without_a_failure() -> None:
+    header = "| npu-smi 23.0.7                   Version: 23.0.7                |"
+    info = "package_name=Ascend-cann-toolkit\nversion=8.0.0"
+    (alone,) = scan_lines([header, info], "healthy")
+    assert alone.id == "driver-older-than-cann" and alone.note
+    hits = {h.id: h for h in scan_lines([header, info, "EL0004: Failed to allocate memory."], "t")}
+    assert not hits["driver-older-than-cann"].note and not hits["device-memory-held"].note
+    # a note never clears caches (cache.stale acts on every hit whose fix is that)
+    assert not any(f.notice and f.clears_cache for f in CATALOGUE)
+    with pytest.raises(ValueError, match="never clears caches"):
+        replace(alone.failure, id="x", notice=True, clears_cache=True)

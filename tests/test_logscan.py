@@ -5,6 +5,7 @@ one aggregated hit per failure across files."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -363,3 +364,25 @@ def test_a_gzip_of_many_small_members_is_read_to_its_end(tmp_path: Path) -> None
     path.write_bytes(gzip.compress(b"step ok\n", mtime=0) * 100000 + gzip.compress(EI0006.encode()))
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
     assert [h.id for h in scan.hits] == ["hccl-socket-timeout"] and not scan.stopped
+
+
+def _logs_errors(text: str) -> dict:
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         "--log", "-", "-f", "json"],
+        input=text, capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    return next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+
+
+def test_a_notice_alone_is_a_note_and_beside_a_failure_a_finding() -> None:
+    # torch_npu's fallback warning: a healthy run prints it (the red team's LLaMA-Factory log)
+    warned = "[W AclInterface.cpp:181] Warning: 0Failed to find function aclrtCreateEventExWithFlag"
+    alone = _logs_errors(f"step 1 loss 2.3\n{warned} (function operator())\nstep 2 loss 2.1\n")
+    assert alone["status"] == "pass" and alone["remedy"] is None
+    assert [(h["id"], h["note"]) for h in alone["facts"]["hits"]] == [("cann-older-fallback", True)]
+    assert any("a note, not a failure" in d for d in alone["details"])
+    failing = _logs_errors(f"{warned}\nEL0004: Failed to allocate memory.\n")
+    assert failing["status"] == "warn"
+    notes = {h["id"]: h["note"] for h in failing["facts"]["hits"]}
+    assert notes["cann-older-fallback"] is False and "torch_npu release" in failing["remedy"]

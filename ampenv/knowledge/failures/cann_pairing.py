@@ -26,6 +26,14 @@ def _not_a_lookup_miss(m: re.Match[str]) -> bool:
     )
 
 
+PAIR_CANN = (
+    "install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
+    'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '
+    "the release this torch_npu names (another program: the release its notes pair with "
+    "this CANN); check that LD_LIBRARY_PATH holds one CANN only; `ampenv doctor --only "
+    "python.stack,cann.toolkit`"
+)
+
 FAILURES = (
     Failure(
         id="torch-npu-cann-symbol",
@@ -35,9 +43,9 @@ FAILURES = (
             r"(?<!libatb\.so: )undefined symbol: (?:Msprof|aclnn|aclrt|aclop|Hccl|hccl)\w{0,200}",
             # (or the second name elided: "aclnnX ... not in libopapi.so")
             r"\baclnn\w{1,80} (?:or \w{1,80}|\.{3}) not in libopapi\.so",
-            # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); the
-            # non-fatal fallbacks only warn, so the RuntimeError is required
-            r"Failed to find function ?(?:acl|hccl|Hccl)\w{1,80}",
+            # torch_npu resolves newer ACL/HCCL functions at run time (ERR00008 follows); where
+            # an older call serves, it only warns and goes on: cann-older-fallback's
+            r"(?<!Warning: )(?<!Warning: 0)Failed to find function ?(?:acl|hccl|Hccl)\w{1,80}",
             r"maybe you(?:r)? cann version is too low",
             r"need to upgrade hccl version",
         ),
@@ -45,19 +53,14 @@ FAILURES = (
         meaning="torch_npu (or another program built against CANN: a framework's or an SDK's "
         "library) needs a CANN function the installed CANN lacks: it was built for a newer (or "
         "older) CANN than the one it runs on ('Failed to find function acl...': the CANN is "
-        "older than this torch_npu needs; as a warning, torch_npu fell back to an older call "
-        "and goes on, as a RuntimeError it stops)",
+        "older than this torch_npu needs)",
         causes=(
             "CANN and torch_npu (or the SDK, e.g. MindX) from different releases",
             "LD_LIBRARY_PATH holding another CANN's libraries than the one set up",
             "a custom operator's aclnn function (aclnn<Op>GetWorkspaceSize of an operator you "
             "built): its package's library is not on the loader's path",
         ),
-        fix="install the torch_npu release paired with the installed CANN (Ascend/pytorch README "
-        'table), e.g. pip install "torch-npu==2.7.1.post4" for CANN 9.0.0, or upgrade CANN to '
-        "the release this torch_npu names (another program: the release its notes pair with "
-        "this CANN); check that LD_LIBRARY_PATH holds one CANN only; `ampenv doctor --only "
-        "python.stack,cann.toolkit`; an aclnn function of a custom operator: add its package's "
+        fix=PAIR_CANN + "; an aclnn function of a custom operator: add its package's "
         "op_api/lib (the path its deployment prints, under the vendors folder) to "
         "LD_LIBRARY_PATH",
         confirm="python.stack",
@@ -89,6 +92,32 @@ FAILURES = (
         ),
         hints=("undefined symbol", "libopapi", "fail"),
         judge=_not_a_lookup_miss,
+    ),
+    Failure(
+        id="cann-older-fallback",
+        mode="cann-pairing",
+        component="torch_npu",
+        # torch_npu's warning (printed once) where an older call serves for the newer one
+        patterns=(r"Warning: 0?Failed to find function ?(?:acl|hccl|Hccl)\w{1,80}",),
+        codes=(),
+        meaning="torch_npu looked up a CANN function newer than the installed CANN and went on "
+        "with an older call: the CANN is older than this torch_npu was built for; harmless "
+        "alone, and the likely cause where a failure follows (a device that will not set, a "
+        "version torch_npu cannot read)",
+        causes=("CANN older than the release this torch_npu is paired with",),
+        fix=PAIR_CANN,
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/interface/AclInterface.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (aclrtCreateEventExWithFlag's "
+                "fallback to aclrtCreateEventWithFlag)",
+                "official",
+            ),
+            Source("https://www.hiascend.com/forum/thread-0211203155784780047-1-1.html", "report"),
+        ),
+        hints=("fail",),
+        notice=True,
     ),
     Failure(
         id="torch-npu-atb-symbol",

@@ -585,6 +585,8 @@ FAILURES = (
             Source("index id 60835429967 (a validation record: a shutdown side effect)", "report"),
         ),
         hints=("error",),
+        # every run that compiled prints it at its end too: a cause only beside a failure
+        notice=True,
     ),
     Failure(
         id="disk-full",

@@ -183,6 +183,9 @@ FAILURES = (
             r"dcmi \w{1,10} initiali[sz](?:ed?|ation) failed[^\n]{0,60}ret is -8020",
             # the driver's own kernel log (dmesg) for the same
             r"some devices are used by other docker",
+            r"uda_occupy_dev_by_ns Conflict open udevid",
+            # the runtime's EL0020 message, printed without its code too (no error word)
+            r"Device \d{1,4} is occupied by multiple containers",
         ),
         codes=("-8020",),
         meaning="another container holds the device: a container started without --privileged "
@@ -193,7 +196,9 @@ FAILURES = (
             "/usr/local/Ascend/driver/lib64 and version.info, /etc/ascend_install.info, npu-smi)",
         ),
         fix="stop the container that holds the NPU, or give each container its own NPUs "
-        "(docker run --device=/dev/davinciN, ASCEND_VISIBLE_DEVICES); check the container has "
+        "(docker run --device=/dev/davinciN, ASCEND_VISIBLE_DEVICES), or where one NPU must "
+        "serve several containers turn on its sharing (npu-smi set -t device-share -i ID -c "
+        "CHIP -d 1); check the container has "
         "the documented mounts (-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
         "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info)",
         confirm="npu.device_nodes",
@@ -210,8 +215,17 @@ FAILURES = (
                 "zhshgmail/easyr1-npu error-correction notes, entry EC-07 (-8020 from the binds)",
                 "report",
             ),
+            Source(
+                "hicann/docs docs/en/troubleshooting/error-codes/Driver-Errors/"
+                "EL0020-Resource_Busy.md@c14717642ba24270f72de4d02bcb447c5802b043",
+                "official",
+            ),
+            Source(
+                "a container troubleshooting table, index id 55067485258 (uda_occupy)", "report"
+            ),
         ),
-        hints=("fail", "error"),
+        # "occup": the driver's and EL0020's words for it, which hold no error word
+        hints=("fail", "error", "occup"),
     ),
     Failure(
         id="npu-smi-board-query",

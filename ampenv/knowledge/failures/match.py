@@ -65,6 +65,8 @@ class Hit:
     count: int
     also: tuple[str, ...] = ()  # generic hits: the specific failures found with them
     texts: tuple[str, ...] = ()  # the names of the texts that showed it, in order
+    # a notice whose texts show no failure of another entry: a note, not a finding
+    note: bool = False
 
     @property
     def id(self) -> str:
@@ -627,6 +629,7 @@ class Scanner:
             key=lambda f: (f.failure.rank, f.failure.family is not None, f.order),
         )
         specific = [f for f in ordered if f.failure.rank < GENERIC]
+        failing = {name for f in ordered if not f.failure.notice for name in f.texts}
         out = []
         for found in ordered:
             failure = found.failure
@@ -645,6 +648,7 @@ class Scanner:
                     found.count,
                     also,
                     tuple(found.texts),
+                    failure.notice and failing.isdisjoint(found.texts),
                 )
             )
         return out

@@ -225,10 +225,17 @@ class Failure:
     # What the rest of the text says decides (the versions a pasted environment shows elsewhere
     # in it); None: the line alone decides.
     context: Optional[TextFacts] = None
+    # What it reads names a cause only beside a failure (a version pairing a pasted environment
+    # shows, a fallback torch_npu warns of and goes on from, a shutdown's side effect): in texts
+    # that show no failure of another entry it is a note, never a finding (healthy runs print
+    # it too).
+    notice: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"{self.id}: unknown mode {self.mode!r}")
+        if self.notice and self.clears_cache:
+            raise ValueError(f"{self.id}: a note alone never clears caches")
         if self.patterns and not (self.hints or self.anchor):
             raise ValueError(f"{self.id}: a pattern needs hints or an anchor")
         if any(h != h.lower() or not h.isascii() for h in self.hints):

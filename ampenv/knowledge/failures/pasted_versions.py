@@ -101,5 +101,7 @@ FAILURES = (
         ),
         hints=("npu-smi",),
         context=TextFacts(cann_releases, _older_than_its_cann),
+        # a node off the pairing table runs most jobs: a cause only where one failed
+        notice=True,
     ),
 )
