@@ -369,4 +369,31 @@ FAILURES = (
         sources=(Source(f"{KB}, index id 54245639881 (Atlas 800 9000)", "official"),),
         hints=("fail", "hccn_tool"),
     ),
+    Failure(
+        id="hccl-plugin-init-failed",
+        mode="hccl",
+        component="GE",
+        # MindSpore on Ascend: GE starting its plugins (HCCL's) at graph init
+        patterns=(r"Init plugin so failed, ret = \d{1,12}",),
+        codes=(),
+        meaning="the graph engine could not start its plugins, HCCL's among them: in a "
+        "distributed job most often HCCL's own start, from the rank table it was given",
+        causes=(
+            "the rank table (RANK_TABLE_FILE) wrong for this job: its servers, device ids or "
+            "rank count",
+            "RANK_TABLE_FILE, RANK_ID or DEVICE_ID not set (or set alike) for this process",
+        ),
+        fix="make the rank table again for the devices this job uses (MindSpore: its "
+        "hccl_tools.py) and check RANK_TABLE_FILE, RANK_ID and DEVICE_ID in each process; "
+        "ASCEND_SLOG_PRINT_TO_STDOUT=1 prints HCCL's own error",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "mindspore-ai/docs r1.8 docs/mindspore/source_en/faq/distributed_configure.md "
+                "(Init plugin so failed, ret = 1343225860)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )

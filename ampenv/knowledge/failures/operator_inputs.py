@@ -352,5 +352,99 @@ FAILURES = (
         ),
         hints=("err", "fail"),
     ),
+    Failure(
+        id="npu-op-not-implemented",
+        mode="core-exception",
+        component="torch_npu",
+        # PyTorch's dispatcher under torch_npu's old releases (the NPU's own dispatch key), which
+        # raised where today's run the operator on the CPU with a warning ("\s": its key is
+        # its longest piece of fixed text, "Could not run", read in the pass for "not ")
+        patterns=(
+            r"Could not run 'aten::[\w.]{1,80}' with\sarguments\sfrom\sthe\s'NPUTensorId'\sbackend",
+        ),
+        codes=(),
+        meaning="torch_npu has no NPU kernel for this operator, and its release raises for it "
+        "(today's releases run such an operator on the CPU with a warning)",
+        causes=("an operator the NPU does not support in this torch_npu release",),
+        fix="replace the operator with one the NPU supports (the supported-operator list of "
+        "this torch_npu release), or run that call on the CPU yourself: its inputs .cpu(), its "
+        "result .npu(); newer torch_npu releases support more operators",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch docs/zh/PyTorch训练调优&工具使用指南/"
+                "PyTorch训练调优&工具使用指南.md"
+                "@45b14f68e5bd (FAQ: aten::trunc.out from the 'NPUTensorId' backend)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="graph-custom-op-meta",
+        mode="compile-cache",
+        component="torchair",
+        # torch.compile (torchair's backend) tracing a custom NPU operator with fake tensors
+        patterns=(
+            r"unsupported operator: (?:npu|torch_npu|npu_inference)\.\w{1,80}",
+            r"Failed running call_function [^\n]{0,4000}?tensor's device must be `meta`, got "
+            r"(?:cpu|npu)",
+        ),
+        codes=(),
+        meaning="torch.compile (torchair) could not trace a custom NPU operator into the graph: "
+        "the operator has no Meta function (what infers its outputs' shapes and dtypes without "
+        "running it), or its Meta function makes tensors on a real device instead of 'meta'",
+        causes=(
+            "a custom operator registered for the NPU only, without a Meta implementation",
+            "a Meta function that builds its outputs on the CPU (torch.empty without "
+            "device='meta')",
+        ),
+        fix="register a Meta implementation for the operator (torch.library: impl for 'Meta', "
+        "or register_fake) that builds its outputs with device='meta' and the kernel's shapes "
+        "and dtypes, as torchair's guide to custom operators in graphs shows; or leave that "
+        "call out of the compiled region",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/torchair docs/context/自定义算子入图报错-unsupported-operator.md, file id "
+                "40601788972",
+                "official",
+            ),
+            Source(
+                "Ascend/torchair docs/zh/appendix/cases/graph_failed_cases.md, file id "
+                "53090093426 (tensor's device must be meta)",
+                "official",
+            ),
+        ),
+        hints=("unsupport", "fail"),
+    ),
+    Failure(
+        id="operator-tiling-refused",
+        mode="core-exception",
+        component="aclnn",
+        # an operator's tiling (how it splits the work over the cores) refusing the shapes
+        patterns=(r"\b\w{1,80} do tiling failed, ret is -?\d{1,10}",),
+        codes=(),
+        meaning="an operator's tiling (how it splits its work over the cores and their buffers) "
+        "refused these input shapes: a length or size beyond what its kernel supports on this "
+        "chip (the lines before it name the figure, e.g. 'reserveAlignNum = 2592 too large')",
+        causes=(
+            "an input longer or larger than the kernel supports (a sequence padded past a "
+            "limit, a partial rotary dimension)",
+            "a CANN kernels package whose tiling lacks the case (a newer one may have it)",
+        ),
+        fix="find the shape that runs past the limit (ASCEND_LAUNCH_BLOCKING=1 names the "
+        "operator; the line before names the figure) and keep inputs under it (a shorter "
+        "sequence or cutoff length, bucketing long samples), or try the kernels of a newer "
+        "CANN release",
+        confirm=None,
+        sources=(
+            Source(
+                "linmumu009/llin-rl-dpo, file id 55955309379 and its root-cause note, file id "
+                "55995198606 (RotaryPositionEmbeddingGrad: cutoff_len <= 2048)",
+                "report",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )
-
