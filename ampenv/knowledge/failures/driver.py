@@ -328,7 +328,7 @@ FAILURES = (
                 "a 910B driver install record on openEuler 24.03 SP3, file id 52446518654",
                 "report",
             ),
-            Source("a 910B deployment guide's troubleshooting, file id 52927315681", "report"),
+            Source("a 910B deployment guide's troubleshooting, index id 52927315681", "report"),
         ),
         hints=("err",),
     ),
