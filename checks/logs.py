@@ -60,7 +60,9 @@ def _shown(codes: tuple[str, ...], hit: Hit) -> Optional[str]:
     return None
 
 
-def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
+def _finding(ctx: CheckContext, hit: Hit, tails: list[str], whole: bool) -> Finding:
+    """``whole``: every log was read to its end (or its tail): only then does a notice with no
+    failure beside it stay a note."""
     f = hit.failure
     shown = _shown(f.codes, hit)
     name = f"{shown} ({f.id})" if shown else f.id
@@ -74,8 +76,8 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str]) -> Finding:
     node = _node_says(ctx, hit)
     if node:
         message += f"; {node}"
-    if hit.note:
-        message += f"; a note, not a failure: nothing else failed in that log (if it did: {f.fix})"
+    if hit.note and whole:
+        message += f"; a note, not a failure: the logs read show no failure (if one did: {f.fix})"
         return Finding(Status.PASS, message)
     # A generic follow-up code says "look at the lines around me": the specific hit says what.
     status = Status.PASS if hit.also else Status.WARN
@@ -106,7 +108,8 @@ def logs_errors(ctx: CheckContext) -> Result:
         tail_mb=cfg["log_tail_mb"],
         max_age_days=cfg["log_max_age_days"],
     )
-    findings = [_finding(ctx, hit, scan.tails) for hit in scan.hits]
+    whole = not (scan.stopped or scan.damaged or scan.unreadable or scan.undecoded or scan.unread)
+    findings = [_finding(ctx, hit, scan.tails, whole) for hit in scan.hits]
     findings += [
         Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
         for path, why in scan.unreadable
@@ -164,12 +167,12 @@ def logs_errors(ctx: CheckContext) -> Result:
                 "first": h.first,
                 "last": h.last,
                 "line": h.line,
-                "note": h.note,
+                "note": h.note and whole,
             }
             for h in scan.hits
         ],
     }
-    failed = sum(not h.note for h in scan.hits)
+    failed = sum(not (h.note and whole) for h in scan.hits)
     metrics = {"log_hits": float(failed), "logs_scanned": float(len(scan.files))}
     ok = f"no known failure in {len(scan.files)} log(s)"
     if not scan.files and not scan.unreadable:

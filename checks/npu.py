@@ -53,7 +53,7 @@ def _unreadable(info: SmiInfo) -> Result:
     hits = failures.scan_lines(info.output.splitlines(), "npu-smi")
     if not hits:
         return Result.error(what, details=details)
-    known = hits[0].failure
+    known = failures.leading(hits).failure
     details.append(f"known failure {known.id}: `ampenv explain {known.id}` for causes and sources")
     return Result.error(f"npu-smi failed: {known.meaning}", remedy=known.fix, details=details)
 

@@ -386,3 +386,21 @@ def test_a_notice_alone_is_a_note_and_beside_a_failure_a_finding() -> None:
     assert failing["status"] == "warn"
     notes = {h["id"]: h["note"] for h in failing["facts"]["hits"]}
     assert notes["cann-older-fallback"] is False and "torch_npu release" in failing["remedy"]
+
+
+def test_a_notice_in_a_log_not_read_to_its_end_is_no_note(tmp_path: Path) -> None:
+    # a gzip cut short: what came after the cut may hold the failure
+    tbe = b"[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!\n"
+    whole = gzip.compress(tbe + os.urandom(1 << 16).hex().encode())
+    log = tmp_path / "cut.log.gz"
+    log.write_bytes(whole[: len(whole) // 2])
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         "--log", str(log), "-f", "json"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    check = next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+    assert [(h["id"], h["note"]) for h in check["facts"]["hits"]] == [
+        ("compile-main-process-gone", False)
+    ]
+    assert check["status"] == "warn" and "main process" in check["summary"]

@@ -58,7 +58,7 @@ def _translate(error: list[str], found: cann.Discovery, fix_torch: str) -> Findi
             f"importing torch / torch_npu fails: {first}",
             'run `python -c "import torch, torch_npu"` to see the whole traceback',
         )
-    hit = hits[0]
+    hit = failures.leading(hits)
     known = hit.failure
     if known.mode == "cann-env" or known.id == "torch-backend-autoload":
         what = (

@@ -183,7 +183,8 @@ FAILURES = (
             r"dcmi \w{1,10} initiali[sz](?:ed?|ation) failed[^\n]{0,60}ret is -8020",
             # the driver's own kernel log (dmesg) for the same
             r"some devices are used by other docker",
-            r"uda_occupy_dev_by_ns Conflict open udevid",
+            # (as dmesg prints it: "[uda_occupy_dev_by_ns 932] <python3:48230:...> Conflict ...")
+            r"\buda_occupy_\w{1,20}[^\n]{0,200}?Conflict open udevid",
             # the runtime's EL0020 message, printed without its code too (no error word)
             r"Device \d{1,4} is occupied by multiple containers",
         ),
@@ -224,8 +225,8 @@ FAILURES = (
                 "a container troubleshooting table, index id 55067485258 (uda_occupy)", "report"
             ),
         ),
-        # "occup": the driver's and EL0020's words for it, which hold no error word
-        hints=("fail", "error", "occup"),
+        # (EL0020's and the driver's words hold no error word: each is read whole)
+        hints=("fail", "error"),
     ),
     Failure(
         id="npu-smi-board-query",
@@ -290,12 +291,15 @@ FAILURES = (
             "container started without -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro",
             "driver lib64 missing from LD_LIBRARY_PATH: a shell that did not read the profile "
             "setting it (`docker exec -d`, a service unit, a cron job)",
+            "(msprof's 'Init platform by driver failed') the devices not open to this user (not "
+            "in the driver's group, HwHiAiUser) or none visible to it",
         ),
         fix="mount the host driver: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
         "-v /usr/local/dcmi:/usr/local/dcmi (on a host: reinstall the driver); where it is "
         "there, put it on the loader's path in the shell that starts the job (`bash -lc`, or "
         "export LD_LIBRARY_PATH=/usr/local/Ascend/driver/lib64/driver:/usr/local/Ascend/driver/"
-        "lib64/common:$LD_LIBRARY_PATH)",
+        "lib64/common:$LD_LIBRARY_PATH); msprof's line with all that in place: `ls -l "
+        "/dev/davinci*` against `id` (the user in HwHiAiUser)",
         confirm="npu.driver",
         sources=(
             Source(

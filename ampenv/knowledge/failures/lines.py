@@ -345,3 +345,48 @@ def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict
             above[start + 1] = "".join(record)
             record.append(row)
     return above
+
+
+# What a text shows of a failure in words no entry has to know: an exception and its
+# traceback (or its frames, a logger's prefix before each), a fatal record, the shell's
+# "Killed", a crash's core dump, torchrun's failed child. (Not a logger's ERROR mark: TBE's
+# notice is printed so, and a screen's copy cuts it from the words that make it the notice.)
+# Each marker is found with one search (a regex over the text made a healthy log's check
+# slow); its record (the part of its line between CRs and LFs) then decides.
+_DEATH_MARKERS = (
+    b"Traceback (most recent call last)",
+    b'", line ',
+    b"Error:",
+    b"Exception:",
+    b"FATAL",
+    b"CRITICAL",
+    b"Killed",
+    b"Segmentation fault",
+    b"core dumped",
+    b"terminate called after throwing",
+    b"ChildFailedError",
+    b"exitcode",
+)
+_DEATH = re.compile(
+    r'Traceback \(most recent call last\)|\bFile "[^"]{1,400}", line \d{1,7}, in '
+    r"|(?:Error|Exception):|(?<![A-Za-z_])(?:FATAL|CRITICAL)(?![A-Za-z_])|\bKilled\b"
+    r"|Segmentation fault|core dumped|terminate called after throwing|ChildFailedError"
+    r"|exitcode\s{0,4}:\s{0,4}-?[1-9]"
+)
+
+
+def shows_failure(data: bytes, own: Callable[[str], bool]) -> bool:
+    """Whether ``data`` shows a failure in a record ``own`` does not claim (a notice's own
+    line: TBE's "[ERROR] ... main process disappeared" is no other failure)."""
+    for marker in _DEATH_MARKERS:
+        at = data.find(marker)
+        while at >= 0:
+            floor, ceiling = max(0, at - WINDOW), min(len(data), at + WINDOW)
+            lo = max(data.rfind(b"\n", floor, at), data.rfind(b"\r", floor, at), floor - 1) + 1
+            ends = (data.find(b"\n", at, ceiling), data.find(b"\r", at, ceiling))
+            hi = min((i for i in ends if i >= 0), default=ceiling)
+            part = data[lo:hi].decode("utf-8", "replace")
+            if _DEATH.search(part) and not own(part):
+                return True
+            at = data.find(marker, max(hi, at + 1))
+    return False

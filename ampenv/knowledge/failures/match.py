@@ -34,6 +34,7 @@ from ampenv.knowledge.failures.lines import (
     rows_above,
     said,
     screen_lines,
+    shows_failure,
     trim,
     window,
 )
@@ -65,7 +66,8 @@ class Hit:
     count: int
     also: tuple[str, ...] = ()  # generic hits: the specific failures found with them
     texts: tuple[str, ...] = ()  # the names of the texts that showed it, in order
-    # a notice whose texts show no failure of another entry: a note, not a finding
+    # a notice where the texts read show no failure (no other entry's, no traceback, no kill):
+    # a note, not a finding
     note: bool = False
 
     @property
@@ -191,11 +193,15 @@ class Scanner:
     _texts: int = 0
     _looked: set[tuple[int, tuple[bytes, ...]]] = field(default_factory=set)
     _facts: dict[int, Any] = field(default_factory=dict)  # an entry's TextFacts of this text
+    _notices: tuple[Failure, ...] = ()  # the entries that name a cause only beside a failure
+    # the texts a notice was found in that show a failure no entry names (a traceback, a kill)
+    _died: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if not self.catalogue:
             self.catalogue = CATALOGUE
         self._fault_diag = any(f is FAULT_DIAG for f in self.catalogue)
+        self._notices = tuple(f for f in self.catalogue if f.notice)
         self._order = {id(f): i for i, f in enumerate(self.catalogue)}
         by_hint: dict[bytes, list[Failure]] = {}
         for failure in self.catalogue:
@@ -261,6 +267,7 @@ class Scanner:
         self._read(data, name)
         if deadline is None:
             self._feed(data, name, first_line, screen)
+            self._look_for_failure(data, name)
             return True
         start = 0
         while start < len(data):
@@ -271,6 +278,7 @@ class Scanner:
             end = data.find(b"\n", min(start + PIECE, len(data)))
             end = len(data) if end < 0 else end + 1
             self._feed(data[start:end], name, first_line, screen)
+            self._look_for_failure(data[start:end], name)
             first_line += data.count(b"\n", start, end)
             start = end
         return True
@@ -488,6 +496,17 @@ class Scanner:
                 self._named.add(key)
         return key in self._named
 
+    def _look_for_failure(self, data: bytes, name: str) -> None:
+        """Where a notice was found in the text ``name``, whether ``data`` (it, or a piece of
+        it) shows a failure no entry names: then the notice is no note. Only such texts are
+        searched: a healthy log's check would pay for it."""
+        if name in self._died or not any(
+            f.failure.notice and name in f.texts for f in self._found.values()
+        ):
+            return
+        if shows_failure(data, lambda part: any(n.search(part) for n in self._notices)):
+            self._died.add(name)
+
     def _read(self, data: bytes, name: str, partial: bool = False) -> None:
         """``data`` is the text (or the batch of it: ``partial``, more may follow) now read,
         named ``name``."""
@@ -553,6 +572,7 @@ class Scanner:
             # a framework named in an earlier batch stays named (_named)
             self._read(data, name, partial=not whole)
             self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
+            self._look_for_failure(data, name)
             first += len(batch)
 
     def _match(
@@ -624,12 +644,15 @@ class Scanner:
         """One hit per failure: root causes first, generic follow-up codes last; a generic hit
         names the specific failures found near it (they, not it, say what went wrong there)."""
         # A curated entry before a code its table decoded, at the same rank.
+        # A notice after the failures of its rank: it names their cause, they say what failed.
         ordered = sorted(
             self._found.values(),
-            key=lambda f: (f.failure.rank, f.failure.family is not None, f.order),
+            key=lambda f: (f.failure.rank, f.failure.notice, f.failure.family is not None, f.order),
         )
         specific = [f for f in ordered if f.failure.rank < GENERIC]
-        failing = {name for f in ordered if not f.failure.notice for name in f.texts}
+        # a failure anywhere in the texts read (logs of one job, or of one node) makes every
+        # notice a cause to name
+        failing = bool(self._died) or any(not f.failure.notice for f in ordered)
         out = []
         for found in ordered:
             failure = found.failure
@@ -648,10 +671,16 @@ class Scanner:
                     found.count,
                     also,
                     tuple(found.texts),
-                    failure.notice and failing.isdisjoint(found.texts),
+                    failure.notice and not failing,
                 )
             )
         return out
+
+
+def leading(hits: list[Hit]) -> Hit:
+    """The hit that names what failed, of a scan's ``hits`` (not empty) of a run known to have
+    failed: a notice only where nothing else was found (it names a cause, not the failure)."""
+    return next((h for h in hits if not h.failure.notice), hits[0])
 
 
 def scan_lines(
