@@ -404,3 +404,27 @@ def test_a_notice_in_a_log_not_read_to_its_end_is_no_note(tmp_path: Path) -> Non
         ("compile-main-process-gone", False)
     ]
     assert check["status"] == "warn" and "main process" in check["summary"]
+
+
+@pytest.mark.parametrize("shape", ["bom", "le", "tail at an odd byte", "gzip"])
+def test_a_log_a_windows_shell_wrote_in_utf16_is_read(tmp_path: Path, shape: str) -> None:
+    # PowerShell's ">" writes UTF-16 with its BOM; a copy without one, or a tail of one that
+    # starts at an odd byte, holds the same ASCII
+    text = (LOGS / "vllm-ascend-486_hccl_EI0006.txt").read_text()
+    data = {
+        "bom": text.encode("utf-16"),
+        "le": text.encode("utf-16-le"),
+        "tail at an odd byte": text.encode("utf-16-le")[1:],
+        "gzip": gzip.compress(text.encode("utf-16")),
+    }[shape]
+    log = tmp_path / "train.log"
+    log.write_bytes(data)
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(log)])
+    assert "hccl-socket-timeout" in [h.id for h in scan.hits]
+
+
+def test_a_binary_log_of_nuls_is_not_taken_for_utf16(tmp_path: Path) -> None:
+    log = tmp_path / "zeros.log"
+    log.write_bytes(b"\0" * 8192 + b"\nEI0006: Getting socket times out.\n")
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(log)])
+    assert "hccl-socket-timeout" in [h.id for h in scan.hits]

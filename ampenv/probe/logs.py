@@ -263,6 +263,20 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
         return Tail(fh.read(limit), start > 0, False, st.st_mtime)
 
 
+def _utf8(data: bytes) -> bytes:
+    """A log a Windows shell redirected (PowerShell's ">" writes UTF-16 with its byte order
+    mark) as UTF-8: its bytes hold a NUL beside each ASCII character, which no pattern reads. A
+    tail of one may start at an odd byte: its NULs then stand first, and read as UTF-16BE its
+    ASCII is the same (its other characters are not: they are not what a pattern reads)."""
+    head = data[:4096]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace").encode("utf-8")
+    first, second = head[0::2].count(0), head[1::2].count(0)
+    if max(first, second) < len(head) // 4 or min(first, second) > len(head) // 16:
+        return data
+    return data.decode("utf-16-le" if second > first else "utf-16-be", "replace").encode("utf-8")
+
+
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
     """A tail starts mid-line: drop the partial first line (but a tail that is all one line is
     scanned as it is: dropping it would judge a log unread)."""
@@ -330,7 +344,7 @@ def scan(
                 result.damaged.append((name, read.damaged))
             result.files.append(name)
             result.mtimes[name] = read.mtime
-            data = _from_whole_line(read.data, read.cut)
+            data = _from_whole_line(_utf8(read.data), read.cut)
             if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
                 result.stopped.append(name)
         if result.files:
