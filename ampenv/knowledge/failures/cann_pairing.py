@@ -197,13 +197,21 @@ FAILURES = (
             "an input dtype the operator does not support",
             "an AI CPU kernel library the framework deploys to the device missing "
             "(/usr/lib64/aicpu_kernels/libpt_kernels.so: the toolkit install that ships it)",
+            "a CANN release older than the one that ships this operator's binary (a framework "
+            "written for a newer CANN than the image's 'latest')",
         ),
         fix="install the kernels package of the same CANN version for this chip "
         "(Ascend-cann-kernels-<chip>_<version>.run --install), then source set_env.sh; where it "
         "is installed (`ampenv doctor --only cann.toolkit`), the operator has no kernel for the "
-        "dtypes its key names (float = float32, double): cast its inputs to float16 or bfloat16",
+        "dtypes its key names (float = float32, double): cast its inputs to float16 or "
+        "bfloat16, or use the CANN release the framework asks for",
         confirm="cann.toolkit",
         sources=(
+            Source(
+                "a LoRA training skill document, index id 58605599588 (FlashAttentionScore "
+                "without a binary in CANN 8.3.RC1: CANN 9.0.0 or newer)",
+                "report",
+            ),
             Source(
                 "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/"
                 "operator_called_error.md@9e73e708ab9350d203475609f36f8a43f6a0c2ab",

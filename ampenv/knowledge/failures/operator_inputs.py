@@ -448,4 +448,41 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="aclop-in-graph-capture",
+        mode="core-exception",
+        component="torch_npu",
+        # torch_npu's check (assertNotCapturingAclop) as an operator of the old aclop path runs
+        # while a stream is captured into an NPU graph (ACL graph: vLLM Ascend, NPUGraph)
+        patterns=(r"Cannot run aclop operators during NPU graph capture",),
+        codes=(),
+        meaning="an operator that runs through the old aclop path (not aclnn) was called while "
+        "a stream was being captured into an NPU graph: only aclnn operators can be captured "
+        "(the line names the operator: Fill, Identity, Conv2D, TransData); a tensor in a "
+        "private format (FRACTAL_NZ) sends operators down that path",
+        causes=(
+            "tensors in an internal format (torch.npu.config.allow_internal_format on, weights "
+            "cast to NZ) making ordinary operators take the aclop path",
+            "an operator with no aclnn implementation in this torch_npu release (a BERT-style "
+            "encoder's Fill, a Conv2D)",
+        ),
+        fix="set torch.npu.config.allow_internal_format = False before the capture (torch_npu's "
+        "own advice); if it still fails, that operator cannot be captured: run the model "
+        "without graph capture (vLLM: --enforce-eager) or keep that call out of the captured "
+        "region, and report the operator to Ascend/pytorch",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUGraphsUtils.h "
+                "(assertNotCapturingAclop), index id 7761367346",
+                "official",
+            ),
+            Source(
+                "a deployment README, index id 57540255067 (an embedding model's Fill: "
+                "--enforce-eager)",
+                "report",
+            ),
+        ),
+        hints=("cannot",),
+    ),
 )
