@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional
@@ -992,14 +993,49 @@ def test_a_notice_is_a_note_only_where_the_texts_read_show_no_failure() -> None:
         '(EngineCore pid=6) ERROR 12-05 [core.py:708]   File "/w/worker.py", line 90, in init',
         "RuntimeError: Initialize: NPU function error: c10_npu::SetDevice(device_id_)",
         "/bin/bash: line 1: 4242 Killed                  python train.py",
+        "\x1b[31mKilled\x1b[0m",
         "exitcode  : -9 (pid: 4242)",
+        "[launch.py:335:main] Process 4242 exits with return code = -9",
+        "ERROR: Worker process 3 exit with exception.",
+        "srun: error: node-7: task 0: Exited with exit code 1",
+        "slurmstepd: error: *** JOB 42 ON node-7 CANCELLED AT 2025-01-01T10:00:00 ***",
+        "Bus error",
+        "Aborted",
+        "Fatal Python error: Aborted",
+        "Reason: OOMKilled",
+        "[rank3]: *** SIGSEGV received at time=1740823211 on cpu 12 ***",
+        "  exitcode        : 1 (pid: 48213)",
+        "(raylet) 1 Workers (tasks / actors) killed due to memory pressure (OOM)",
+        "[PG 0 Rank 3] Process group watchdog thread terminated with exception: timeout",
+        "[WARNING] Received Signals.SIGTERM death signal, shutting down workers",
+        "a non-zero exit code. Per user-direction, the job has been aborted.",
     ):
         assert [h.note for h in scan_lines([tbe, died], "t")] == [False], died
-    # a failure in another text read with it (a job's environment and its log)
+    for healthy in (
+        "Exception ignored in: <function LLMEngine.__del__ at 0xfffd>\nTraceback (most recent "
+        "call last):\n  File \"/v/llm_engine.py\", line 9, in __del__\nAttributeError: x",
+        "| Train Error: 0.08 | Val Error: 0.11 |",
+        "config: {'log_level': 'CRITICAL', 'killed': 0}",
+        "Killed=0 Completed=128",
+        "2025-01-01 10:00:00 INFO retrying after ValueError: transient",
+        "exitcode: 0 (pid: 4242)",
+    ):
+        lines = [tbe, *healthy.split("\n")]
+        assert [h.note for h in scan_lines(lines, "t")] == [True], healthy
+    # a failure in another text read with it (a job's environment and its log; a launcher's log
+    # and a rank's), before it or after it
+    env = f"{header}\n{info}\n".encode()
+    for other in (b"EL0004: Failed to allocate memory.\n", b"ChildFailedError: rank 3 failed\n"):
+        for order in ((env, other), (other, env)):
+            scanner = Scanner()
+            for number, text in enumerate(order):
+                scanner.feed_bytes(text, f"log{number}")
+            assert not any(h.note for h in scanner.hits()), (other, order)
+    # the end of a long log is read for it, whatever the pieces a deadline reads it in
     scanner = Scanner()
-    scanner.feed_bytes(f"{header}\n{info}\n".encode(), "env.txt")
-    scanner.feed_bytes(b"EL0004: Failed to allocate memory.\n", "train.log")
-    assert not any(h.note for h in scanner.hits())
+    text = tbe.encode() + b"\n" + b"step 1 ok\n" * 300000 + b"Traceback (most recent call last):\n"
+    scanner.feed_bytes(text, "train.log", deadline=time.monotonic() + 60)
+    assert [h.note for h in scanner.hits()] == [False]
     # the failure sorts first, the notice that names its cause after it
     hits = scan_lines([tbe, "EL0004: Failed to allocate memory."], "t")
     assert [h.id for h in hits] == ["device-memory-held", "compile-main-process-gone"]

@@ -423,8 +423,27 @@ def test_a_log_a_windows_shell_wrote_in_utf16_is_read(tmp_path: Path, shape: str
     assert "hccl-socket-timeout" in [h.id for h in scan.hits]
 
 
-def test_a_binary_log_of_nuls_is_not_taken_for_utf16(tmp_path: Path) -> None:
-    log = tmp_path / "zeros.log"
-    log.write_bytes(b"\0" * 8192 + b"\nEI0006: Getting socket times out.\n")
+def test_the_tail_of_a_long_utf16_log_is_read_by_its_files_mark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mostly Chinese: its bytes hold few NULs, only the file's first two bytes say UTF-16
+    monkeypatch.setattr(logscan, "NAMED_TAIL_MB", 1.0)
+    text = "训练步骤完成，损失下降，一切正常。\n" * 60000 + "EI0006: Getting socket times out.\n"
+    for stray in (b"", b"\n"):  # the tail read from an even offset, and (a stray byte) an odd one
+        log = tmp_path / "train.log"
+        log.write_bytes(text.encode("utf-16") + stray)
+        assert (log.stat().st_size - (1 << 20)) % 2 == len(stray)
+        scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(log)])
+        assert "hccl-socket-timeout" in [h.id for h in scan.hits], stray
+
+
+@pytest.mark.parametrize(
+    "head",
+    [b"\0" * 8192, bytes(b for i in range(4096) for b in (0, 0x80 + i % 120))],
+    ids=["NULs", "fp16 bytes: NULs beside non-text"],
+)
+def test_a_binary_head_is_not_taken_for_utf16(tmp_path: Path, head: bytes) -> None:
+    log = tmp_path / "mixed.log"
+    log.write_bytes(head + b"\nEI0006: Getting socket times out.\n")
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(log)])
     assert "hccl-socket-timeout" in [h.id for h in scan.hits]

@@ -230,7 +230,7 @@ def _unzip(chunks: Iterator[bytes], limit: int, deadline: float, mtime: float) -
     if unzipped.damaged and not unzipped.read:
         raise OSError(0, f"not a readable gzip file: {unzipped.damaged}")
     stopped = stopped or time.monotonic() >= deadline  # a pipe that stopped giving
-    return Tail(data, cut, stopped, mtime, damaged=unzipped.damaged)
+    return Tail(_utf8(data), cut, stopped, mtime, damaged=unzipped.damaged)
 
 
 def _stdin(limit: int, deadline: float) -> Tail:
@@ -245,7 +245,7 @@ def _stdin(limit: int, deadline: float) -> Tail:
     if head[:2] == GZIP_MAGIC:
         return _unzip(stream, limit, deadline, time.time())
     data, cut, stopped = _rolling_tail(stream, limit, deadline)
-    return Tail(data, cut, stopped or time.monotonic() >= deadline, time.time())
+    return Tail(_utf8(data), cut, stopped or time.monotonic() >= deadline, time.time())
 
 
 def _read_named(path: str, limit: int, deadline: float) -> Tail:
@@ -255,26 +255,38 @@ def _read_named(path: str, limit: int, deadline: float) -> Tail:
         return _stdin(limit, deadline)
     with bounded.open_regular(path) as fh:
         st = os.fstat(fh.fileno())
-        if fh.read(2) == GZIP_MAGIC:  # gzip: no way to its end but through it
+        head = fh.read(2)
+        if head == GZIP_MAGIC:  # gzip: no way to its end but through it
             fh.seek(0)
             return _unzip(_chunks(fh), limit, deadline, st.st_mtime)
         start = max(0, st.st_size - limit)
         fh.seek(start)
-        return Tail(fh.read(limit), start > 0, False, st.st_mtime)
+        return Tail(_utf8(fh.read(limit), head, start % 2 == 1), start > 0, False, st.st_mtime)
 
 
-def _utf8(data: bytes) -> bytes:
+_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+_TEXT = frozenset(b"\t\n\r") | frozenset(range(0x20, 0x7F))
+
+
+def _utf8(data: bytes, bom: bytes = b"", shifted: bool = False) -> bytes:
     """A log a Windows shell redirected (PowerShell's ">" writes UTF-16 with its byte order
-    mark) as UTF-8: its bytes hold a NUL beside each ASCII character, which no pattern reads. A
-    tail of one may start at an odd byte: its NULs then stand first, and read as UTF-16BE its
-    ASCII is the same (its other characters are not: they are not what a pattern reads)."""
+    mark) as UTF-8: its bytes hold a NUL beside each ASCII character, which no pattern reads.
+    ``bom``: the first two bytes of the file whose tail ``data`` is (``shifted``: read from an
+    odd offset, half a code unit first). Without a mark: text whose every other byte is NUL and
+    whose others are ASCII text (a tail from an odd offset holds the NULs first)."""
+    marked = _BOMS.get(data[:2])
+    codec = marked or _BOMS.get(bom)
+    if codec:
+        start = 2 if marked else int(shifted)
+        return data[start:].decode(codec, "replace").encode("utf-8")
     head = data[:4096]
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", "replace").encode("utf-8")
-    first, second = head[0::2].count(0), head[1::2].count(0)
-    if max(first, second) < len(head) // 4 or min(first, second) > len(head) // 16:
+    first, second = head[0::2], head[1::2]
+    le = second.count(0) >= first.count(0)  # ASCII in UTF-16LE: its NUL second
+    nuls, chars = (second, first) if le else (first, second)
+    ascii_text = sum(c in _TEXT for c in chars) >= len(chars) * 0.9
+    if not nuls or nuls.count(0) < len(nuls) * 0.4 or not ascii_text:
         return data
-    return data.decode("utf-16-le" if second > first else "utf-16-be", "replace").encode("utf-8")
+    return data.decode("utf-16-le" if le else "utf-16-be", "replace").encode("utf-8")
 
 
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
@@ -344,7 +356,7 @@ def scan(
                 result.damaged.append((name, read.damaged))
             result.files.append(name)
             result.mtimes[name] = read.mtime
-            data = _from_whole_line(_utf8(read.data), read.cut)
+            data = _from_whole_line(read.data, read.cut)
             if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
                 result.stopped.append(name)
         if result.files:

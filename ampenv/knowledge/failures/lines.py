@@ -347,46 +347,73 @@ def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict
     return above
 
 
-# What a text shows of a failure in words no entry has to know: an exception and its
-# traceback (or its frames, a logger's prefix before each), a fatal record, the shell's
-# "Killed", a crash's core dump, torchrun's failed child. (Not a logger's ERROR mark: TBE's
-# notice is printed so, and a screen's copy cuts it from the words that make it the notice.)
-# Each marker is found with one search (a regex over the text made a healthy log's check
-# slow); its record (the part of its line between CRs and LFs) then decides.
+# What a text shows of a process that died, in words no entry has to know: an exception and
+# its traceback (or its frames, a logger's prefix before each), a fatal record, a signal (the
+# shell's "Killed", a segfault, a bus error, an abort, a core dump), a launcher's or a
+# scheduler's word for a child that failed (torchrun, DeepSpeed, msrun, mpirun, vLLM's engine,
+# Ray, srun, Slurm, Kubernetes), a collective's watchdog, torch_npu's unknown ERR99999. (Not a
+# logger's ERROR mark: TBE's notice is printed so.) A job
+# dies at its log's end: that end is searched, one literal search per marker, and the record
+# a marker stands in (its line's part between CRs and LFs) decides.
+DEATH_TAIL = 1 << 21
 _DEATH_MARKERS = (
     b"Traceback (most recent call last)",
     b'", line ',
     b"Error:",
     b"Exception:",
+    b"Fatal Python error",
     b"FATAL",
     b"CRITICAL",
     b"Killed",
     b"Segmentation fault",
+    b"Bus error",
+    b"Aborted",
     b"core dumped",
     b"terminate called after throwing",
     b"ChildFailedError",
     b"exitcode",
+    b"return code = ",
+    b"exit with exception",
+    b"died unexpectedly",
+    b"exit code",
+    b"CANCELLED AT",
+    b"worker died",
+    b"noticed that process rank",
+    b"SIG",
+    b"killed due to memory pressure",
+    b"terminated with exception",
+    b"ERR99999",
+    b"death signal",
+    b"non-zero exit code",
 )
 _DEATH = re.compile(
     r'Traceback \(most recent call last\)|\bFile "[^"]{1,400}", line \d{1,7}, in '
-    r"|(?:Error|Exception):|(?<![A-Za-z_])(?:FATAL|CRITICAL)(?![A-Za-z_])|\bKilled\b"
-    r"|Segmentation fault|core dumped|terminate called after throwing|ChildFailedError"
-    r"|exitcode\s{0,4}:\s{0,4}-?[1-9]"
+    r"|\b\w+(?:Error|Exception):|Fatal Python error|(?<![\w='\"])(?:FATAL|CRITICAL)(?![\w='\"])"
+    r"|Killed\b(?!=)|Segmentation fault|\bBus error\b|\bAborted\s*$|core dumped"
+    r"|terminate called after throwing|ChildFailedError|exitcode\s{0,16}:\s{0,4}-?[1-9]"
+    r"|exits? with return code = -?[1-9]|exit with exception|died unexpectedly"
+    r"|exit code:? -?[1-9]|CANCELLED AT|worker died|noticed that process rank"
+    r"|\bSIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL)\b|killed due to memory pressure"
+    r"|terminated with exception|\bERR99999\b|death signal|non-zero exit code"
 )
+# Python's words before the traceback of an exception it ignored (a __del__ at shutdown)
+_IGNORED = b"Exception ignored in"
 
 
-def shows_failure(data: bytes, own: Callable[[str], bool]) -> bool:
-    """Whether ``data`` shows a failure in a record ``own`` does not claim (a notice's own
-    line: TBE's "[ERROR] ... main process disappeared" is no other failure)."""
+def shows_failure(data: bytes) -> bool:
+    """Whether the end of ``data`` shows a process that died (a record an INFO/DEBUG mark makes
+    a mention, and an exception Python ignored, are none)."""
+    tail = data[-DEATH_TAIL:]
     for marker in _DEATH_MARKERS:
-        at = data.find(marker)
+        at = tail.find(marker)
         while at >= 0:
-            floor, ceiling = max(0, at - WINDOW), min(len(data), at + WINDOW)
-            lo = max(data.rfind(b"\n", floor, at), data.rfind(b"\r", floor, at), floor - 1) + 1
-            ends = (data.find(b"\n", at, ceiling), data.find(b"\r", at, ceiling))
+            floor, ceiling = max(0, at - WINDOW), min(len(tail), at + WINDOW)
+            lo = max(tail.rfind(b"\n", floor, at), tail.rfind(b"\r", floor, at), floor - 1) + 1
+            ends = (tail.find(b"\n", at, ceiling), tail.find(b"\r", at, ceiling))
             hi = min((i for i in ends if i >= 0), default=ceiling)
-            part = data[lo:hi].decode("utf-8", "replace")
-            if _DEATH.search(part) and not own(part):
+            part = ANSI.sub(b"", tail[lo:hi]).decode("utf-8", "replace")
+            m = _DEATH.search(part)
+            if m and not quiet(part, m.start()) and _IGNORED not in tail[max(0, lo - 4096) : lo]:
                 return True
-            at = data.find(marker, max(hi, at + 1))
+            at = tail.find(marker, max(hi, at + 1))
     return False

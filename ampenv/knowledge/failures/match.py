@@ -193,15 +193,14 @@ class Scanner:
     _texts: int = 0
     _looked: set[tuple[int, tuple[bytes, ...]]] = field(default_factory=set)
     _facts: dict[int, Any] = field(default_factory=dict)  # an entry's TextFacts of this text
-    _notices: tuple[Failure, ...] = ()  # the entries that name a cause only beside a failure
-    # the texts a notice was found in that show a failure no entry names (a traceback, a kill)
+    # the texts whose end shows a process that died in words no entry names (a traceback, a
+    # kill, a launcher's failed child): beside them a notice is no note
     _died: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if not self.catalogue:
             self.catalogue = CATALOGUE
         self._fault_diag = any(f is FAULT_DIAG for f in self.catalogue)
-        self._notices = tuple(f for f in self.catalogue if f.notice)
         self._order = {id(f): i for i, f in enumerate(self.catalogue)}
         by_hint: dict[bytes, list[Failure]] = {}
         for failure in self.catalogue:
@@ -277,8 +276,9 @@ class Scanner:
                 return False
             end = data.find(b"\n", min(start + PIECE, len(data)))
             end = len(data) if end < 0 else end + 1
+            if start == 0:  # read whatever the time, as the first piece is
+                self._look_for_failure(data, name)
             self._feed(data[start:end], name, first_line, screen)
-            self._look_for_failure(data[start:end], name)
             first_line += data.count(b"\n", start, end)
             start = end
         return True
@@ -497,14 +497,9 @@ class Scanner:
         return key in self._named
 
     def _look_for_failure(self, data: bytes, name: str) -> None:
-        """Where a notice was found in the text ``name``, whether ``data`` (it, or a piece of
-        it) shows a failure no entry names: then the notice is no note. Only such texts are
-        searched: a healthy log's check would pay for it."""
-        if name in self._died or not any(
-            f.failure.notice and name in f.texts for f in self._found.values()
-        ):
-            return
-        if shows_failure(data, lambda part: any(n.search(part) for n in self._notices)):
+        """Whether the end of ``data`` (the text ``name``, or a batch of its lines) shows a
+        process that died in words no entry names."""
+        if name not in self._died and shows_failure(data):
             self._died.add(name)
 
     def _read(self, data: bytes, name: str, partial: bool = False) -> None:
