@@ -355,7 +355,7 @@ def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict
 # logger's ERROR mark: TBE's notice is printed so.) A job
 # dies at its log's end: that end is searched, one literal search per marker, and the record
 # a marker stands in (its line's part between CRs and LFs) decides.
-DEATH_TAIL = 1 << 21
+DEATH_TAIL = 1 << 19
 _DEATH_MARKERS = (
     b"Traceback (most recent call last)",
     b'", line ',
