@@ -22,6 +22,7 @@ from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_fa
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.lines import (
     ANSI,
+    DEATH_TAIL,
     EXCERPT,
     WINDOW,
     continued,
@@ -497,8 +498,8 @@ class Scanner:
         return key in self._named
 
     def _look_for_failure(self, data: bytes, name: str) -> None:
-        """Whether the end of ``data`` (the text ``name``, or a batch of its lines) shows a
-        process that died in words no entry names."""
+        """Whether the end of ``data`` (the text ``name``, or its end) shows a process that
+        died in words no entry names."""
         if name not in self._died and shows_failure(data):
             self._died.add(name)
 
@@ -556,9 +557,11 @@ class Scanner:
         it = iter(lines)
         first = 1
         whole = True  # a text of one batch is looked at as feed_bytes would
+        end = b""  # the text's end so far: where a process that died shows
         while True:
             batch = list(islice(it, BATCH_LINES))
             if not batch:
+                self._look_for_failure(end, name)
                 return
             whole = whole and len(batch) < BATCH_LINES
             # File iteration keeps the line ends, splitlines() drops them; a list may mix both.
@@ -567,7 +570,7 @@ class Scanner:
             # a framework named in an earlier batch stays named (_named)
             self._read(data, name, partial=not whole)
             self._feed(data, name, first, whole and len(data) <= WRAPPED_TEXT)
-            self._look_for_failure(data, name)
+            end = (end + data[-DEATH_TAIL:])[-DEATH_TAIL:]
             first += len(batch)
 
     def _match(
