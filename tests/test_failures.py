@@ -149,8 +149,8 @@ def test_hint_vocabulary_stays_small() -> None:
     # udevid" (a device another container holds, printed without a code or an error word; sets
     # 89 and 95), each read whole: 67. (A hint "occup" for both was one pass, but it decoded
     # every line of a log of "occupancy" figures: 1.6 s -> 11.3 s for 64 MiB, the red team's.)
-    # The benchmark beside 9a8bce6 (65 passes), alternating, two rounds, MB/s: typical 49.4,
-    # 51.9 -> 49.5, 50.2; noisy 8.9, 9.2 -> 9.4, 9.3; unknown 3.3, 3.1 -> 3.2, 3.1: unchanged.
+    # The benchmark beside 9a8bce6 (65 passes), alternating, two rounds, MB/s: typical 52.5,
+    # 53.8 -> 49.2, 52.6; noisy 9.4, 9.9 -> 9.3, 9.6; unknown 3.3, 3.2 -> 3.3, 3.2 (fe69b79).
     assert scanner.passes <= 67
     assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
 
