@@ -352,9 +352,9 @@ def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict
 # shell's "Killed", a segfault, a bus error, an abort, a core dump), a launcher's or a
 # scheduler's word for a child that failed (torchrun, DeepSpeed, msrun, mpirun, vLLM's engine,
 # Ray, srun, Slurm, Kubernetes), a collective's watchdog, torch_npu's unknown ERR99999. (Not a
-# logger's ERROR mark: TBE's notice is printed so.) A job
-# dies at its log's end: that end is searched, one literal search per marker, and the record
-# a marker stands in (its line's part between CRs and LFs) decides.
+# logger's ERROR mark: TBE's notice is printed so.) A job dies at its log's end: that end is
+# searched, one literal search per marker, and the record a marker stands in (its line's part
+# between CRs and LFs) decides.
 DEATH_TAIL = 1 << 19
 _DEATH_MARKERS = (
     b"Traceback (most recent call last)",
