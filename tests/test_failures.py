@@ -994,6 +994,7 @@ def test_a_notice_is_a_note_only_where_the_texts_read_show_no_failure() -> None:
         "RuntimeError: Initialize: NPU function error: c10_npu::SetDevice(device_id_)",
         "/bin/bash: line 1: 4242 Killed                  python train.py",
         "\x1b[31mKilled\x1b[0m",
+        "\x1b[31mRuntimeError\x1b[0m: \x1b[35mNPU function error: aclrtSynchronizeStream\x1b[0m",
         "exitcode  : -9 (pid: 4242)",
         "[launch.py:335:main] Process 4242 exits with return code = -9",
         "ERROR: Worker process 3 exit with exception.",

@@ -404,6 +404,8 @@ def shows_failure(data: bytes) -> bool:
     """Whether the end of ``data`` shows a process that died (a record an INFO/DEBUG mark makes
     a mention, and an exception Python ignored, are none)."""
     tail = data[-DEATH_TAIL:]
+    if b"\x1b" in tail:  # "\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured
+        tail = ANSI.sub(b"", tail)
     for marker in _DEATH_MARKERS:
         at = tail.find(marker)
         while at >= 0:
@@ -411,7 +413,7 @@ def shows_failure(data: bytes) -> bool:
             lo = max(tail.rfind(b"\n", floor, at), tail.rfind(b"\r", floor, at), floor - 1) + 1
             ends = (tail.find(b"\n", at, ceiling), tail.find(b"\r", at, ceiling))
             hi = min((i for i in ends if i >= 0), default=ceiling)
-            part = ANSI.sub(b"", tail[lo:hi]).decode("utf-8", "replace")
+            part = tail[lo:hi].decode("utf-8", "replace")
             m = _DEATH.search(part)
             if m and not quiet(part, m.start()) and _IGNORED not in tail[max(0, lo - 4096) : lo]:
                 return True
