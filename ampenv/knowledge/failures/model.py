@@ -226,9 +226,9 @@ class Failure:
     # in it); None: the line alone decides.
     context: Optional[TextFacts] = None
     # What it reads names a cause only beside a failure (a version pairing a pasted environment
-    # shows, a fallback torch_npu warns of and goes on from, a shutdown's side effect): in texts
-    # that show no failure of another entry it is a note, never a finding (healthy runs print
-    # it too).
+    # shows, a fallback torch_npu warns of and goes on from, a shutdown's side effect): where
+    # the texts read show no failure (no other entry's, no process that died at a text's end)
+    # it is a note, never a finding (healthy runs print it too).
     notice: bool = False
 
     def __post_init__(self) -> None:
