@@ -69,6 +69,8 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str], whole: bool) -> Find
     where = hit.first if hit.count == 1 else f"{hit.first} .. {hit.last}"
     times = "once" if hit.count == 1 else f"{hit.count} times"
     message = f"{name}: {f.meaning}; {times}, {where}"
+    if f.fallback:  # a language's class of failure: its line names the API, the module
+        message += f" ({hit.line.strip()})"
     if any(name in tails for name in hit.texts):
         message += " (lines counted from the start of the part read: the file's end)"
     if hit.also:

@@ -25,6 +25,7 @@ from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
 from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
+from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
 NAMED: tuple[Failure, ...] = (
@@ -45,6 +46,7 @@ NAMED: tuple[Failure, ...] = (
     *HCCL_CHECKS,
     *COMPILER,
     *CONVERSION,
+    *PYTHON_API,  # Python's words, read where no entry above reads the line
 )
 # The families come last: a code an entry owns is that entry's, whatever the wording; a library
 # or module a package installs is that package's, read before a code on its line (CANN's

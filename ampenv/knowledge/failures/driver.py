@@ -11,7 +11,7 @@ FAILURES = (
         id="driver-dkms-env-check",
         mode="driver",
         component="driver",
-        patterns=(r"\bDrv_dkms_env_check failed\b", r"\bDkms install failed, details in\b"),
+        patterns=(r"\bDrv_dkms_env_check failed\b", r"\bdkms install failed\b"),
         codes=(),
         meaning="the NPU driver's installer could not build its kernel module with DKMS for this "
         "kernel: DKMS, gcc or the kernel's headers missing (its environment check), or the "
@@ -44,6 +44,31 @@ FAILURES = (
             ),
         ),
         hints=("fail",),
+    ),
+    Failure(
+        id="driver-build-libelf",
+        mode="driver",
+        component="driver",
+        # the kernel's own Makefile, building the driver's modules out of tree (DKMS, or a
+        # driver built from source on an OS the package does not list)
+        patterns=(r"Cannot generate ORC metadata for CONFIG_UNWINDER_ORC=y",),
+        codes=(),
+        meaning="the NPU driver's kernel modules could not be built: the running kernel uses "
+        "the ORC unwinder, whose build step needs libelf's development files, which are not "
+        "installed",
+        causes=("libelf's development package missing on a host that builds kernel modules",),
+        fix="install it (`yum install elfutils-libelf-devel` / `apt install libelf-dev`), then "
+        "install the driver again (its .run --full as root)",
+        confirm="npu.driver",
+        sources=(
+            Source("torvalds/linux Makefile (the ORC unwinder's libelf check)", "official"),
+            Source(
+                "https://www.hiascend.com/forum/thread-0216176695113092037-1-1.html (the 310 "
+                "driver adapted to another OS: install elfutils-libelf-devel)",
+                "report",
+            ),
+        ),
+        hints=("cannot",),
     ),
     Failure(
         id="driver-install-not-root",

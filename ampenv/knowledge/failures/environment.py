@@ -71,6 +71,29 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="run-package-installed-twice",
+        mode="cann-env",
+        component="installer",
+        # an Ascend .run package's installer, finding its own package installed already
+        patterns=(r"run package is already installed, install failed",),
+        codes=(),
+        meaning="an Ascend .run package's installer refused to install: the same package is "
+        "installed already, and it does not install over itself",
+        causes=("a package installed before (by an image, an earlier setup, another user)",),
+        fix="uninstall the installed one first (its .run with --uninstall, or the "
+        "uninstall.sh under its install path's script folder), or use the package's "
+        "--upgrade where it has one; then install again",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/forum/thread-0206101475787358003-1-1.html (an Atlas "
+                "200 module's RC setup guide: uninstall, then install again)",
+                "report",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="acl-headers-not-found",
         mode="cann-env",
         component="acl",

@@ -396,4 +396,27 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="device-plugin-device-ip",
+        mode="hccl",
+        component="device plugin",
+        # MindCluster's Ascend Device Plugin, reading each NPU's address for the job's
+        # annotations (hccl.json then stays "initializing")
+        patterns=(r"\bGet device ip failed\b",),
+        codes=(),
+        meaning="the Kubernetes device plugin could not read an NPU's device IP, so it writes "
+        "no device addresses for the job and its hccl.json (the rank table) is never made",
+        causes=("the NPUs' addresses never set with hccn_tool (a new node, a reset NIC)",),
+        fix="set and check each NPU's address on the node (`hccn_tool -i <id> -ip -s address "
+        "A netmask M`, `hccn_tool -i <id> -ip -g`), then restart the device plugin's pod",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster docs/zh/faq.md@c5bc371b45aea0988fc16b2ce343e6fa1cc3e9f0 "
+                "(hccl.json not made: the device plugin could not get the device IP)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
 )

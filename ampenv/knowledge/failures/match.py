@@ -464,10 +464,15 @@ class Scanner:
                 # the frame read with a line is not the line's to show
                 shown = line if failure.frame else text
                 found.append((decoded, m.group(0)[:EXCERPT], trim(shown, m.start(), m.end()), key))
-        if self._fault_diag and all(f.family and f.rank == GENERIC for f, *_ in found):
+        if self._fault_diag and all(
+            f.fallback or (f.family and f.rank == GENERIC) for f, *_ in found
+        ):
             # Fault-Diag reads a line nothing explains but a family's follow-up (a plog
-            # module's); before it, which then adds nothing: a rule says more than a module
+            # module's) or a fallback; before it, which then adds nothing: a rule says more
+            # than a module
             found[:0] = self._fault_diag_reading(line)
+        if any(not f.fallback for f, *_ in found):
+            found = [m for m in found if not m[0].fallback]
         return tuple(found)
 
     def _fault_diag_reading(self, line: str) -> list[tuple[Failure, str, str, str]]:

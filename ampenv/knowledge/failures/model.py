@@ -230,6 +230,10 @@ class Failure:
     # the texts read show no failure (no other entry's, no process that died at a text's end)
     # it is a note, never a finding (healthy runs print it too).
     notice: bool = False
+    # Its words are a language's, which other entries read more closely (Python's "module 'X'
+    # has no attribute" for torch_npu, triton or numpy): it reads a line only where no other
+    # entry, nor a Fault-Diag rule, reads it.
+    fallback: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

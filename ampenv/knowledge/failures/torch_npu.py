@@ -125,6 +125,41 @@ FAILURES = (
         hints=("error", "no attribute"),
     ),
     Failure(
+        id="half-on-cpu",
+        mode="torch-pairing",
+        component="torch",
+        # ATen's dispatch message for a dtype a CPU kernel lacks ("addmm_impl_cpu_",
+        # "slow_conv2d_cpu"): the tensors are on the CPU, whatever the node holds
+        patterns=(r"\"\w{1,60}_cpu_?\" not implemented for '(?:Half|BFloat16|ComplexHalf)'",),
+        codes=(),
+        meaning="a half-precision operator ran on the CPU, which has no kernel for it in this "
+        "torch: the model or its inputs are on the CPU, not on the NPU",
+        causes=(
+            "torch_npu not installed or not imported, so the script's device choice fell back "
+            "to the CPU (`cuda if torch.cuda.is_available() else cpu` is always the CPU on an "
+            "NPU node)",
+            "the model loaded in half precision but never moved to the NPU (no .to(device), a "
+            "device_map the framework does not apply to the NPU), or inputs made on the CPU",
+            "a run meant for the CPU loading half-precision weights",
+        ),
+        fix='`python -c "import torch, torch_npu; print(torch.npu.is_available())"` in the '
+        "job's Python (install or import torch_npu if it fails); move the model and its inputs "
+        "to the NPU: `model.to('npu:0')`, or `from torch_npu.contrib import transfer_to_npu` "
+        "at the top of a script that asks for cuda; a run meant for the CPU loads the model "
+        "in float32 (`model.float()`)",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "https://github.com/deepseek-ai/Janus/issues/200 (a 910A: the error gone once "
+                "torch-npu was installed)",
+                "report",
+            ),
+            Source("https://github.com/zai-org/VisualGLM-6B/issues/30", "maintainer"),
+            Source("https://github.com/huggingface/transformers/issues/27769", "maintainer"),
+        ),
+        hints=("not implemented",),
+    ),
+    Failure(
         id="torch-npu-undefined-symbol",
         mode="torch-pairing",
         component="torch_npu",

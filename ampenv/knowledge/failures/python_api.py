@@ -1,0 +1,157 @@
+"""Python's own words for code and a library of releases not made for each other: a call with
+an argument the installed function does not take, an attribute or a submodule the installed
+release lacks, and an import that found something else than the package.
+
+These are the frameworks' pairings above torch_npu (vllm beside vllm-ascend, transformers
+beside MindSpeed or LLaMA-Factory, torch beside vllm) in the words every Python program prints,
+so the entries are fallbacks: where a package's own entry reads the line (torch_npu's
+attributes, triton's submodules, numpy's removed aliases, a module CANN installs) or a
+Fault-Diag rule does, that reading stands alone.
+"""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import CLASS, Failure, Source
+
+# A callable as Python names it: "f", "Cls.__init__", "check.<locals>.wrapped_fn" (read from
+# where its name starts only: a long line of "error" words is not tried at every letter)
+CALLABLE = r"(?<![\w.<>])[\w.<>]{1,120}\(\)"
+# A line that says error before the call (Python's "TypeError:", a logger's "ERROR ...")
+ERROR_BEFORE = r"error\b[^\n]{0,300}?"
+# A dotted module of public names ('vllm.lora.models'): its package was found, the submodule
+# was not. A private segment ('vllm._C', 'torch_npu._C') is a compiled extension not built or
+# not found, which says nothing of a release's API.
+DOTTED = r"(?:[A-Za-z]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}"
+
+FAILURES: tuple[Failure, ...] = (
+    Failure(
+        id="python-api-drift",
+        mode="torch-pairing",
+        component="python packages",
+        patterns=(
+            ERROR_BEFORE + CALLABLE + r" got an unexpected keyword argument '?\w{1,80}",
+            ERROR_BEFORE
+            + CALLABLE
+            + r" takes (?:from \d{1,2} to )?\d{1,2} positional arguments? but \d{1,2} (?:were|was)"
+            r" given",
+            ERROR_BEFORE + CALLABLE + r" missing \d{1,2} required (?:positional|keyword-only) "
+            r"arguments?:",
+            r"(?<!initialized )\bmodule '[\w.]{1,120}' has no attribute '(?!__)\w{1,80}'",
+            r"cannot import name '\w{1,80}' from '[\w.]{1,120}'(?! \(unknown location\))",
+            rf"No module named '{DOTTED}'(?!;)",
+        ),
+        codes=(),
+        meaning="code calls a library's API in a form the installed release of that library "
+        "does not have (an argument, a function, an attribute or a submodule it lacks): the "
+        "calling code was written for an older or a newer release of it",
+        causes=(
+            "the calling package and the library are releases not made for each other: a "
+            "framework pinned to one release beside another that pip, an image or a later "
+            "upgrade installed (vllm beside vllm-ascend, transformers beside MindSpeed, "
+            "LLaMA-Factory or PaddleSpeech, torch beside vllm)",
+            "the API moved, was renamed or was removed in the installed release (vllm 0.13 "
+            "moved vllm.lora.models and renamed get_tensor_model_parallel_group), and the "
+            "calling code is older or newer than that release",
+            "the name is not the installed library at all: a file or folder of the job named "
+            "like it (the library's __file__ shows where it is; python-module-shadowed)",
+            "the calling code's own mistake, where it is the job's code and no release pairs it",
+        ),
+        fix="find the caller (the traceback's last frame above the error) and the library that "
+        'defines what the line names: `pip show <library>`, `python -c "import <library>; '
+        'print(<library>.__version__, <library>.__file__)"`; install the library release the '
+        "caller pins (its requirements or setup.py, the recipe's version table): `pip install "
+        '"<library>==<the pinned release>"`, or the caller\'s release made for the installed '
+        "library; where both are pinned and paired, change the call to the API the installed "
+        "release documents",
+        confirm=None,
+        sources=(
+            Source("https://docs.python.org/3/library/exceptions.html", "official"),
+            Source(
+                "GitHub linmumu009/llin-rl-dpo, file id 55955309379 (transformers 5.13 under a "
+                "MindSpeed-MM recipe pinned to 5.2.0: create_causal_mask's cache_position)",
+                "report",
+            ),
+            Source(
+                "https://ai.gitcode.com/weixin_74291055/qwen3-asr-1.7b-ascend (qwen-asr passing "
+                "multimodal_config to a vllm-ascend release without it)",
+                "report",
+            ),
+            Source("https://github.com/PaddlePaddle/PaddleSpeech/issues/4125", "report"),
+            Source("https://github.com/vllm-project/vllm/issues/3249", "maintainer"),
+            Source("https://github.com/McGill-NLP/llm2vec/issues/87", "maintainer"),
+            Source("https://github.com/IEIT-Yuan/Yuan-2.0/issues/123", "maintainer"),
+            Source("https://github.com/chaidiscovery/chai-lab/issues/138", "maintainer"),
+            Source(
+                "https://github.com/huggingface/sentence-transformers/issues/2560", "maintainer"
+            ),
+            Source(
+                "https://github.com/huggingface/accelerate/pull/3196 (transformers.deepspeed "
+                "moved in transformers 4.46)",
+                "maintainer",
+            ),
+            Source("https://github.com/tile-ai/tilelang-ascend/issues/1121", "report"),
+            Source(
+                "easyr1's NPU patterns catalogue, index id 51770230308 (NPU-CP-002: "
+                "vllm.lora.models moved in vllm 0.13; NPU-CP-004: get_tensor_model_parallel_group "
+                "renamed)",
+                "report",
+            ),
+        ),
+        hints=("error", "no attribute", "cannot", "no module named"),
+        rank=CLASS,
+        fallback=True,
+    ),
+    Failure(
+        id="python-module-shadowed",
+        mode="torch-pairing",
+        component="python packages",
+        patterns=(
+            rf"No module named '{DOTTED}'; '[\w.]{{1,120}}' is not a package",
+            r"cannot import name '\w{1,80}' from '[\w.]{1,120}' \(unknown location\)",
+            # a module without its dunders ('vllm' without __version__) is a bare folder
+            r"(?<!initialized )\bmodule '[\w.]{1,120}' has no attribute '__\w{1,40}__'",
+            # the module being imported imports itself: a script named like the package
+            r"cannot import name '\w{1,80}' from partially initialized module '[\w.]{1,120}'",
+            r"\bpartially initialized module '[\w.]{1,120}' has no attribute '\w{1,80}'",
+        ),
+        codes=(),
+        meaning="an import found something else than the installed package under its name: a "
+        "plain module where the package should be ('... is not a package'), a folder without "
+        "the package's files ('unknown location', no __version__), or the file being run "
+        "importing itself ('partially initialized'), earlier on sys.path",
+        causes=(
+            "a file or folder named like the package in the working directory or the job's "
+            "folder (logging.py, a checkout's vllm/ or a leftover folder), which Python finds "
+            "before site-packages",
+            "two distributions installing the same name over each other (triton and "
+            "triton-ascend), or an uninstall that left a folder behind",
+            "a circular import inside the code run (two of its modules importing each other at "
+            "their tops)",
+        ),
+        fix='find what Python imports under the name: `python -c "import <name>; print('
+        "<name>.__spec__)\"` from the job's working directory; rename or move a file or folder "
+        "of the job named like the package; where site-packages holds a leftover folder, `pip "
+        "uninstall <package>`, remove what stays, and install it again",
+        confirm=None,
+        sources=(
+            Source("https://docs.python.org/3/reference/import.html", "official"),
+            Source(
+                "https://www.hiascend.com/forum/thread-02113175834572430130-1-1.html (a folder "
+                "named logging in the working directory shadowing Python's own)",
+                "report",
+            ),
+            Source("https://github.com/hiyouga/LlamaFactory/issues/6261", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/527", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/718", "maintainer"),
+            Source("https://github.com/vllm-project/vllm/issues/1367", "maintainer"),
+            Source("https://github.com/ml-explore/mlx/issues/1069", "maintainer"),
+            Source(
+                "https://github.com/pnnx/pnnx/issues/153 (a script pnnx.py importing itself)",
+                "report",
+            ),
+        ),
+        hints=("no module named", "cannot", "no attribute"),
+        rank=CLASS,
+        fallback=True,
+    ),
+)
