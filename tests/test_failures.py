@@ -1046,6 +1046,28 @@ def test_a_notice_is_a_note_only_where_the_texts_read_show_no_failure() -> None:
         replace(alone.failure, id="x", notice=True, clears_cache=True)
 
 
+def test_a_capture_refusal_a_framework_goes_on_from_is_a_note_with_its_plog_follow_up() -> None:
+    # vllm-ascend's graph mode: rtMemcpy refused while capturing, logged twice by the runtime
+    refused = (
+        "[ERROR] RUNTIME(212914,):2026-03-26-14:23:18.204.183 [api_c.cc:1097]212914 "
+        "rtMemcpy:ErrCode=107030, desc=[the current capture mode does not support this "
+        "operation], InnerCode=0x703001c"
+    )
+    reason = (
+        "[ERROR] RUNTIME(212914,):2026-03-26-14:23:18.204.187 [error_message_manager.cc:61]"
+        "212914 FuncErrorReason:rtMemcpy execution failed, reason=the current capture mode "
+        "does not support this operation"
+    )
+    hits = scan_lines([refused, reason], "plog")
+    assert [(h.id, h.note) for h in hits] == [("acl-107030", True), ("plog-runtime", True)]
+    # beside a failure the refusal is its cause, and the follow-up is a failure's line again
+    hits = scan_lines([refused, reason, "RuntimeError: NPU function error: capture_end"], "t")
+    assert hits and not any(h.note for h in hits)
+    # a follow-up of its own, far from any notice, fails as before
+    far = [refused, *(["step ok"] * 300), reason.replace("rtMemcpy", "rtKernelLaunch")]
+    assert not all(h.note for h in scan_lines(far, "plog"))
+
+
 def test_the_leading_hit_of_a_failed_run_is_a_failure_not_a_notice() -> None:
     # the import probe and npu.devices name one failure for a run they know failed
     fallback = "[W compiler_depend.ts:181] Warning: 0Failed to find function aclrtGetDeviceInfo"

@@ -20,6 +20,7 @@ class Class:
     fix: str
     confirm: Optional[str] = None
     sources: tuple[Source, ...] = ()  # where a row's own reading comes from
+    notice: bool = False  # a cause only beside a failure (Failure.notice)
 
 
 # aclError by its first digit (the table's own rule), and the codes whose rows name a fix.
@@ -61,7 +62,9 @@ LINK = Class(
     "read the peer rank's log for its own error first; then check the links: "
     "`hccn_tool -i <id> -link -g` on both nodes",
 )
-# the runtime's aclError page: "switch to the right capture mode" (aclmdlRICapture...Mode)
+# the runtime's aclError page: "switch to the right capture mode" (aclmdlRICapture...Mode).
+# A framework that captures graphs logs the refusal and goes on without the call (vllm-ascend's
+# graph mode: rtMemcpy's 107030 in the plog of a run that serves): a cause beside a failure only.
 CAPTURE_MODE = Class(
     "core-exception",
     "a call this capture mode refuses (a stream or event synchronize, a synchronous copy or "
@@ -75,7 +78,14 @@ CAPTURE_MODE = Class(
             "@45046b4cc9644a315e40c11aaaf4a635b15759c9 (107030, 107041)",
             "official",
         ),
+        Source(
+            "vllm-project/vllm-ascend docs/source/user_guide/release_notes.md (v0.23.0, known "
+            "issues: rtMemcpy's 107030 in graph mode does not affect inference); "
+            "https://github.com/vllm-project/vllm-ascend/issues/14347",
+            "official",
+        ),
     ),
+    notice=True,
 )
 ACL_FIXES: dict[str, Class] = {
     "107002": Class(

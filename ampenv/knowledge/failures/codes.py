@@ -85,6 +85,7 @@ def _failure(
         hints=(),
         rank=rank,
         family=FAMILY_OF.get(component),
+        notice=klass.notice,
     )
 
 

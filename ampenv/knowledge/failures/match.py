@@ -653,9 +653,18 @@ class Scanner:
             key=lambda f: (f.failure.rank, f.failure.notice, f.failure.family is not None, f.order),
         )
         specific = [f for f in ordered if f.failure.rank < GENERIC]
+
+        def noticed(found: _Found) -> bool:
+            # a generic follow-up near notices only is their lines' (the plog's "rtMemcpy
+            # execution failed" under the capture mode's refusal), not a failure of its own
+            if found.failure.rank == GENERIC:
+                near = [f for f in specific if f.near(found)]
+                return bool(near) and all(f.failure.notice for f in near)
+            return found.failure.notice
+
         # a failure anywhere in the texts read (logs of one job, or of one node) makes every
         # notice a cause to name
-        failing = bool(self._died) or any(not f.failure.notice for f in ordered)
+        failing = bool(self._died) or not all(noticed(f) for f in ordered)
         out = []
         for found in ordered:
             failure = found.failure
@@ -674,7 +683,7 @@ class Scanner:
                     found.count,
                     also,
                     tuple(found.texts),
-                    failure.notice and not failing,
+                    noticed(found) and not failing,
                 )
             )
         return out
