@@ -1010,6 +1010,8 @@ def test_a_notice_is_a_note_only_where_the_texts_read_show_no_failure() -> None:
         "[PG 0 Rank 3] Process group watchdog thread terminated with exception: timeout",
         "[WARNING] Received Signals.SIGTERM death signal, shutting down workers",
         "a non-zero exit code. Per user-direction, the job has been aborted.",
+        "goroutine 1 [running]:",
+        "Fatal error: cannot allocate device memory",
     ):
         assert [h.note for h in scan_lines([tbe, died], "t")] == [False], died
     for healthy in (

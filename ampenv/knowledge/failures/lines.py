@@ -385,6 +385,8 @@ _DEATH_MARKERS = (
     b"ERR99999",
     b"death signal",
     b"non-zero exit code",
+    b"[running]:",  # a Go program's panic (a device plugin, a container runtime)
+    b"Fatal error:",
 )
 _DEATH = re.compile(
     r'Traceback \(most recent call last\)|\bFile "[^"]{1,400}", line \d{1,7}, in '
@@ -395,6 +397,7 @@ _DEATH = re.compile(
     r"|exit code:? -?[1-9]|CANCELLED AT|worker died|noticed that process rank"
     r"|\bSIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL)\b|killed due to memory pressure"
     r"|terminated with exception|\bERR99999\b|death signal|non-zero exit code"
+    r"|\bgoroutine \d{1,9} \[running\]:|\bFatal error:"
 )
 # Python's words before the traceback of an exception it ignored (a __del__ at shutdown)
 _IGNORED = b"Exception ignored in"
