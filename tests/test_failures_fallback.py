@@ -78,3 +78,31 @@ def test_a_call_a_logger_wrapped_is_read_and_the_finding_shows_its_line(tmp_path
     (check,) = [c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors"]
     # the meaning is Python's class of failure: the line says which call
     assert "forward() got an unexpected keyword argument 'kv_caches'" in check["summary"]
+
+
+def test_a_program_that_logs_the_failure_and_goes_on_handled_it() -> None:
+    # real healthy starts (vllm-ascend, vLLM, SGLang): a record below ERROR, an import a
+    # program tries and does without, an extension not built for this machine
+    for line in (
+        "WARNING 06-28 08:28:13 camem.py:69] Failed to import vllm_ascend_C:No module named "
+        "'vllm_ascend.vllm_ascend_C'",
+        "ERROR 04-28 16:10:09 camem.py:69] Failed to import vllm_ascend_C:No module named "
+        "'vllm_ascend.vllm_ascend_C'",
+        "ERROR 05-07 10:21:11 [config.py:29] Failed to import Triton kernels. Please make sure "
+        "your triton version is compatible. Error: No module named 'triton.language.target_info'",
+        "[2026-03-13 21:35:18] Ignore import error when loading sglang.srt.models.glmasr: cannot "
+        "import name 'GlmAsrConfig' from 'transformers' (/usr/lib/transformers/__init__.py)",
+        "INFO 03-01 10:00:00 probe: module 'torch' has no attribute 'npu', falling back to CPU",
+    ):
+        assert _ids(line) == [], line
+    # an exception raised with those words is a failure still
+    raised = (
+        "RuntimeError: Failed to import transformers.trainer because of the following error "
+        "(look up to see its traceback): cannot import name 'find_tied_parameters' from "
+        "'accelerate'"
+    )
+    assert _ids(raised) == ["python-api-drift"]
+    # a repr of the exception reads as the exception
+    assert _ids("error=TypeError(\"f() got an unexpected keyword argument 'x'\")") == [
+        "python-api-drift"
+    ]

@@ -513,4 +513,33 @@ FAILURES = (
         ),
         hints=("error", "unsupport"),
     ),
+    Failure(
+        id="cann-cmake-package-missing",
+        mode="cann-pairing",
+        component="build",
+        # CMake's find_package for CANN's Ascend C package (ASCConfig.cmake), which CANN 8.5
+        # moved; an operator or kernel project's build
+        patterns=(
+            r"Error\b[^\n]{0,80}Could not find a package configuration file provided by \"?ASC\b",
+        ),
+        codes=(),
+        meaning="a kernel or operator project's CMake build could not find CANN's Ascend C "
+        "package (ASCConfig.cmake): not in the paths the build was given",
+        causes=(
+            "CANN's set_env.sh not sourced in the build's shell (ASCEND_HOME_PATH unset)",
+            "a project written for an older CANN's layout: CANN 8.5 moved its cmake packages",
+        ),
+        fix="source the CANN toolkit's set_env.sh in the build's shell; point CMake at the "
+        "package (`export ASC_DIR=<CANN path>/.../ascendc_kernel_cmake`, or -DASC_DIR=...); "
+        "else build the project's release made for this CANN",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "sgl-project/sgl-kernel-npu CANN_8.5_ADAPTATION.md (the public file index's id "
+                "55529713944), item 2",
+                "maintainer",
+            ),
+        ),
+        hints=("error",),
+    ),
 )

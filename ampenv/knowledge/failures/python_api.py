@@ -5,23 +5,48 @@ release lacks, and an import that found something else than the package.
 These are the frameworks' pairings above torch_npu (vllm beside vllm-ascend, transformers
 beside MindSpeed or LLaMA-Factory, torch beside vllm) in the words every Python program prints,
 so the entries are fallbacks: where a package's own entry reads the line (torch_npu's
-attributes, triton's submodules, numpy's removed aliases, a module CANN installs) or a
-Fault-Diag rule does, that reading stands alone.
+attributes, triton's, numpy's removed aliases, a module CANN installs) or a Fault-Diag rule
+does, that reading stands alone. A program that logs the failure and goes on (a record below
+ERROR, "Failed to import ...", "Ignore import error ...") handled it: a mention.
 """
 
 from __future__ import annotations
 
+import re
+
+from ampenv.knowledge.failures.lines import below_error
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
-# A callable as Python names it: "f", "Cls.__init__", "check.<locals>.wrapped_fn" (read from
-# where its name starts only: a long line of "error" words is not tried at every letter)
-CALLABLE = r"(?<![\w.<>])[\w.<>]{1,120}\(\)"
-# A line that says error before the call (Python's "TypeError:", a logger's "ERROR ...")
-ERROR_BEFORE = r"error\b[^\n]{0,300}?"
+# What comes before a call Python names in its TypeError: the exception's own ": " (or a repr's
+# "('"), or a logger's ERROR record up to its "] " ("ERROR 03-20 11:08:38 [engine.py:448] ").
+# From each "error" in a line one place is tried, a few letters long: a line of "error" words
+# costs no more than its length.
+CALLED = r"error\b(?::\s?|\(['\"]| [\d\s:.,/-]{0,40}\[[^\n\]]{1,80}\]\s)"
+# A callable as Python names it: "f", "Cls.__init__", "check.<locals>.wrapped_fn", read once
+# (the look-ahead takes the whole name; no shorter one is tried)
+CALLABLE = r"(?=(?P<call>[\w.<>]{1,120}))(?P=call)\(\)"
+# A module as Python quotes it ('vllm.distributed.parallel_state'), read once: the look-ahead
+# takes the whole name, and no shorter one is tried where the quote does not follow
+MODULE = r"(?=(?P<mod>[\w.]{1,120}))(?P=mod)"
 # A dotted module of public names ('vllm.lora.models'): its package was found, the submodule
-# was not. A private segment ('vllm._C', 'torch_npu._C') is a compiled extension not built or
-# not found, which says nothing of a release's API.
-DOTTED = r"(?:[A-Za-z]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}"
+# was not. A private segment ('vllm._C') or an extension's name ('vllm_ascend.vllm_ascend_C')
+# is a compiled module not built or not found, which says nothing of a release's API.
+DOTTED = r"(?=(?P<dotted>(?:[A-Za-z]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}))(?P=dotted)(?<!_C)"
+# A program saying it goes on without what it failed to import (unless an exception it raised
+# says so first: transformers' "RuntimeError: Failed to import transformers.trainer ...")
+GOES_ON = re.compile(
+    r"\bfailed to import\b|\bignor\w{0,3} import error|\bfall(?:ing)? back\b", re.I
+)
+RAISED = re.compile(r"\b\w{1,60}(?:Error|Exception):")
+
+
+def _unhandled(m: re.Match[str]) -> bool:
+    """Whether the line of ``m`` is a failure, not a program logging one and going on."""
+    if below_error(m.string, m.start()):
+        return False
+    goes_on = GOES_ON.search(m.string, 0, m.start())
+    return goes_on is None or RAISED.search(m.string, 0, goes_on.start()) is not None
+
 
 FAILURES: tuple[Failure, ...] = (
     Failure(
@@ -29,15 +54,15 @@ FAILURES: tuple[Failure, ...] = (
         mode="torch-pairing",
         component="python packages",
         patterns=(
-            ERROR_BEFORE + CALLABLE + r" got an unexpected keyword argument '?\w{1,80}",
-            ERROR_BEFORE
+            CALLED + CALLABLE + r" got an unexpected keyword argument '?\w{1,80}",
+            CALLED
             + CALLABLE
             + r" takes (?:from \d{1,2} to )?\d{1,2} positional arguments? but \d{1,2} (?:were|was)"
             r" given",
-            ERROR_BEFORE + CALLABLE + r" missing \d{1,2} required (?:positional|keyword-only) "
+            CALLED + CALLABLE + r" missing \d{1,2} required (?:positional|keyword-only) "
             r"arguments?:",
-            r"(?<!initialized )\bmodule '[\w.]{1,120}' has no attribute '(?!__)\w{1,80}'",
-            r"cannot import name '\w{1,80}' from '[\w.]{1,120}'(?! \(unknown location\))",
+            rf"(?<!initialized )\bmodule '{MODULE}' has no attribute '(?!__)\w{{1,80}}'",
+            rf"cannot import name '\w{{1,80}}' from '{MODULE}'(?! \(unknown location\))",
             rf"No module named '{DOTTED}'(?!;)",
         ),
         codes=(),
@@ -100,19 +125,20 @@ FAILURES: tuple[Failure, ...] = (
         hints=("error", "no attribute", "cannot", "no module named"),
         rank=CLASS,
         fallback=True,
+        judge=_unhandled,
     ),
     Failure(
         id="python-module-shadowed",
         mode="torch-pairing",
         component="python packages",
         patterns=(
-            rf"No module named '{DOTTED}'; '[\w.]{{1,120}}' is not a package",
-            r"cannot import name '\w{1,80}' from '[\w.]{1,120}' \(unknown location\)",
+            rf"No module named '{DOTTED}'; '{MODULE}' is not a package",
+            rf"cannot import name '\w{{1,80}}' from '{MODULE}' \(unknown location\)",
             # a module without its dunders ('vllm' without __version__) is a bare folder
-            r"(?<!initialized )\bmodule '[\w.]{1,120}' has no attribute '__\w{1,40}__'",
+            rf"(?<!initialized )\bmodule '{MODULE}' has no attribute '__\w{{1,40}}__'",
             # the module being imported imports itself: a script named like the package
-            r"cannot import name '\w{1,80}' from partially initialized module '[\w.]{1,120}'",
-            r"\bpartially initialized module '[\w.]{1,120}' has no attribute '\w{1,80}'",
+            rf"cannot import name '\w{{1,80}}' from partially initialized module '{MODULE}'",
+            rf"\bpartially initialized module '{MODULE}' has no attribute '\w{{1,80}}'",
         ),
         codes=(),
         meaning="an import found something else than the installed package under its name: a "
@@ -153,5 +179,6 @@ FAILURES: tuple[Failure, ...] = (
         hints=("no module named", "cannot", "no attribute"),
         rank=CLASS,
         fallback=True,
+        judge=_unhandled,
     ),
 )
