@@ -152,7 +152,11 @@ def test_hint_vocabulary_stays_small() -> None:
     # The benchmark beside 9a8bce6 (65 passes), alternating, two rounds, MB/s: typical 52.5,
     # 53.8 -> 49.2, 52.6; noisy 9.4, 9.9 -> 9.3, 9.6; unknown 3.3, 3.2 -> 3.3, 3.2 (fe69b79).
     assert scanner.passes <= 67
-    assert sorted(w for w, keys in scanner._passes.items() if w not in keys) == [b"not ", b"the "]
+    # Set 116's HCCL check "has the same physical device ID 0 as the rank 1" (read in the "the "
+    # pass) made "same " a word five keys share; four of them hold "the " and are read there,
+    # so its pass reads the one it read before under its own name (67 passes either way).
+    shared = sorted(w for w, keys in scanner._passes.items() if w not in keys)
+    assert shared == [b"not ", b"same ", b"the "]
 
 
 @pytest.mark.parametrize("entry", POSITIVE, ids=[e["file"] for e in POSITIVE])

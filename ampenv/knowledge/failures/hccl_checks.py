@@ -89,6 +89,41 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="hccl-ranks-share-device",
+        mode="hccl",
+        component="hccl",
+        # HCCL's check of the ranks of one server at root-info init (EI0015, HCCL_E_PARA)
+        patterns=(r"has the same physical device ID ?\d{1,3} as (?:the )?rank ?\d{1,6}",),
+        codes=(),
+        meaning="two ranks of one server opened the same NPU (the line names the device and "
+        "both ranks), so HCCL refuses to build the communicator: each rank needs a device of "
+        "its own",
+        causes=(
+            "the ranks never set their device before the process group was made, so all use "
+            "device 0 (no torch.npu.set_device(local_rank), or a launcher's code that binds "
+            "CUDA and XPU devices only)",
+            "ASCEND_RT_VISIBLE_DEVICES giving every rank the same single device",
+        ),
+        fix="bind each rank to its own NPU before init_process_group and before its first "
+        "tensor: `torch.npu.set_device(int(os.environ['LOCAL_RANK']))` (or "
+        "torch.accelerator.set_device_index); give each rank a distinct device in "
+        "ASCEND_RT_VISIBLE_DEVICES if the launcher sets it per rank",
+        confirm=None,
+        sources=(
+            Source(
+                "HCCL's TopoInfoExchangeAgent::VerifyServerDevicePhysicID (the public file "
+                "index's id 67337065096): EI0015 with HCCL_E_PARA",
+                "official",
+            ),
+            Source(
+                "https://github.com/pytorch/pytorch/issues/189989 (fixed by "
+                "https://github.com/pytorch/pytorch/pull/189992: each rank bound to its device)",
+                "maintainer",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="hccl-collective-mismatch",
         mode="hccl",
         component="hccl",
