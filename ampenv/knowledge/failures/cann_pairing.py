@@ -542,4 +542,47 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="cann-header-moved",
+        mode="cann-pairing",
+        component="build",
+        # a C++ build of a kernel or operator project against CANN's headers: a header of a
+        # CANN folder not found, or a CANN type known by name only (acl/acl.h alone is the
+        # environment's: acl-headers-not-found)
+        patterns=(
+            r"error: (?!acl/acl\.h)(?:hccl|acl|aclnn|graph|platform|register|tiling|runtime)/"
+            r"[\w/.-]{1,120}\.h: No such file or directory",
+            r"error: [^\n]{0,160}?'(?:class |struct )?(?:fe|ge|gert|platform_ascendc|optiling)::"
+            r"\w{1,60}'",
+        ),
+        codes=(),
+        meaning="a kernel or operator project's C++ build did not find a CANN header, or found "
+        "a CANN type it cannot use, where its sources expect them: the CANN it builds against "
+        "is not a release the project was written for",
+        causes=(
+            "a CANN release that moved, renamed or hid the header or the type (CANN 8.5 moved "
+            "HCCL's and the platform's headers) beside a project written for an older one, or "
+            "the reverse",
+            "CANN's set_env.sh not sourced in the build's shell, or ASCEND_HOME_PATH naming "
+            "another CANN installed on the host",
+        ),
+        fix="see which CANN the build uses (`echo $ASCEND_HOME_PATH`, the toolkit's "
+        "version.info) and the releases the project supports (its README, its CANN adaptation "
+        "notes); build the project's release made for this CANN, or install the CANN it "
+        "names, with its set_env.sh sourced in the build's shell",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "sgl-project/sgl-kernel-npu PLATFORM_COMPAT_FIX.md (the public file index's id "
+                "55435867425): fe::PlatFormInfos on CANN 8.5",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/LMCache/LMCache-Ascend/issues/180 (hccl/hccl_network_pub.h "
+                "after CANN 8.5.0 reorganised HCCL's headers)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
 )
