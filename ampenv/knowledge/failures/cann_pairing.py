@@ -519,25 +519,37 @@ FAILURES = (
         component="build",
         # CMake's find_package for CANN's Ascend C package (ASCConfig.cmake), which CANN 8.5
         # moved; an operator or kernel project's build
-        patterns=(
-            r"Error\b[^\n]{0,80}Could not find a package configuration file provided by \"?ASC\b",
-        ),
+        # (quoted alone in notes, or the indented line of CMake's own message: its words are
+        # a key, read in the "not " pass)
+        patterns=(r"Could not find a package configuration file provided by \"?ASC\b",),
         codes=(),
         meaning="a kernel or operator project's CMake build could not find CANN's Ascend C "
         "package (ASCConfig.cmake): not in the paths the build was given",
         causes=(
             "CANN's set_env.sh not sourced in the build's shell (ASCEND_HOME_PATH unset)",
             "a project written for an older CANN's layout: CANN 8.5 moved its cmake packages",
+            "a build that reads ASCEND_CANN_PACKAGE_PATH, which set_env.sh does not export",
         ),
-        fix="source the CANN toolkit's set_env.sh in the build's shell; point CMake at the "
-        "package (`export ASC_DIR=<CANN path>/.../ascendc_kernel_cmake`, or -DASC_DIR=...); "
-        "else build the project's release made for this CANN",
+        fix="source the CANN toolkit's set_env.sh in the build's shell (and export "
+        "ASCEND_CANN_PACKAGE_PATH=$ASCEND_HOME_PATH where the build reads it); point CMake at "
+        "the package (`export ASC_DIR=<CANN path>/.../ascendc_kernel_cmake`, or "
+        "-DASC_DIR=...); else build the project's release made for this CANN",
         confirm="cann.toolkit",
         sources=(
             Source(
                 "sgl-project/sgl-kernel-npu CANN_8.5_ADAPTATION.md (the public file index's id "
                 "55529713944), item 2",
                 "maintainer",
+            ),
+            Source(
+                "an Ascend C porting ledger, EC-51 (the public file index's id 60328127868): "
+                "ASCEND_CANN_PACKAGE_PATH not exported on CANN 9.0",
+                "report",
+            ),
+            Source(
+                "an operator exercise's notes (the public file index's id 67183881152): no "
+                "CANN where CMake ran",
+                "report",
             ),
         ),
         hints=("error",),
@@ -552,8 +564,10 @@ FAILURES = (
         patterns=(
             r"error: (?!acl/acl\.h)(?:hccl|acl|aclnn|graph|platform|register|tiling|runtime)/"
             r"[\w/.-]{1,120}\.h: No such file or directory",
-            r"error: [^\n]{0,160}?'(?:class |struct )?(?:fe|ge|gert|platform_ascendc|optiling)::"
-            r"\w{1,60}'",
+            # (the compiler's own words before the type: a line of "error:" words is not
+            # searched through for a quote)
+            r"error: invalid use of incomplete type '(?:class |struct )?"
+            r"(?:fe|ge|gert|platform_ascendc|optiling)::\w{1,60}'",
         ),
         codes=(),
         meaning="a kernel or operator project's C++ build did not find a CANN header, or found "

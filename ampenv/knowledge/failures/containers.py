@@ -5,6 +5,17 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import CLASS, FACTS, KB, Failure, Source, code, code_hints
 
+ARCH_CAUSES = (
+    "an image tag for the other architecture (the vendor publishes one per architecture, or "
+    "only x86_64)",
+    "a multi-architecture image pulled with --platform for the other one",
+)
+ARCH_FIX = (
+    "compare `uname -m` with `docker image inspect <image> --format '{{.Architecture}}'`; pull "
+    "the tag built for the host (`docker pull --platform linux/arm64 <image>`, the vendor's "
+    "aarch64/-npu tag), or build the image on this architecture"
+)
+
 FAILURES = (
     Failure(
         id="hami-vnpu-config-missing",
@@ -566,35 +577,44 @@ FAILURES = (
         id="container-image-arch-mismatch",
         mode="container-devices",
         component="container runtime",
-        # Docker's warning at the start, and the kernel's ENOEXEC when the image's first
-        # program runs (Ascend servers are mostly aarch64: Kunpeng)
-        patterns=(
-            r"requested image's platform \(linux/[\w/]{1,20}\) does not match the detected host "
-            r"platform",
-            r"\bexec(?: user process caused:?| /[\w/.+-]{1,200}:) \"?exec format error",
-        ),
+        # the kernel's ENOEXEC when the image's first program runs (Ascend servers are mostly
+        # aarch64: Kunpeng)
+        patterns=(r"\bexec(?: user process caused:?| /[\w/.+-]{1,200}:) \"?exec format error",),
         codes=(),
         meaning="the container image (or a program in it) was built for another CPU "
         "architecture than the host's (an x86_64 image on an aarch64 Kunpeng server, or the "
-        "reverse): it does not start, or runs under emulation without the NPU stack working",
-        causes=(
-            "an image tag for the other architecture (the vendor publishes one per "
-            "architecture, or only x86_64)",
-            "a multi-architecture image pulled with --platform for the other one",
-        ),
-        fix="compare `uname -m` with `docker image inspect <image> --format "
-        "'{{.Architecture}}'`; pull the tag built for the host (`docker pull --platform "
-        "linux/arm64 <image>`, the vendor's aarch64/-npu tag), or build the image on this "
-        "architecture",
+        "reverse): its programs do not start",
+        causes=ARCH_CAUSES,
+        fix=ARCH_FIX,
         confirm=None,
         sources=(
-            Source("https://github.com/gpustack/gpustack/issues/2791", "maintainer"),
             Source(
                 "https://github.com/zilliztech/attu/issues/415 (openEuler aarch64)", "maintainer"
             ),
             Source("https://github.com/NVIDIA/nvidia-docker/issues/1116", "maintainer"),
         ),
+        hints=("error",),
+    ),
+    Failure(
+        id="container-image-other-arch",
+        mode="container-devices",
+        component="container runtime",
+        # Docker's warning at the start: an image of another architecture runs under emulation
+        # where the host has it (and works, for programs that need no device)
+        patterns=(
+            r"requested image's platform \(linux/[\w/]{1,20}\) does not match the detected host "
+            r"platform",
+        ),
+        codes=(),
+        meaning="the container image was built for another CPU architecture than the host's: "
+        "it runs only under emulation, where the NPU's driver libraries (built for the host) "
+        "cannot be loaded",
+        causes=ARCH_CAUSES,
+        fix=ARCH_FIX,
+        confirm=None,
+        sources=(Source("https://github.com/gpustack/gpustack/issues/2791", "maintainer"),),
         # Docker's warning holds no error word: its words are a key, read in the "not " pass
         hints=("error",),
+        notice=True,
     ),
 )

@@ -11,7 +11,12 @@ FAILURES = (
         id="driver-dkms-env-check",
         mode="driver",
         component="driver",
-        patterns=(r"\bDrv_dkms_env_check failed\b", r"\bdkms install failed\b"),
+        # the installer's own "[ERROR]" record (another module's DKMS, or a title, is not the
+        # NPU driver's)
+        patterns=(
+            r"\bDrv_dkms_env_check failed\b",
+            r"\[ERROR\]\s?[^\n]{0,300}?\bdkms install failed\b",
+        ),
         codes=(),
         meaning="the NPU driver's installer could not build its kernel module with DKMS for this "
         "kernel: DKMS, gcc or the kernel's headers missing (its environment check), or the "

@@ -386,7 +386,16 @@ _DEATH_MARKERS = (
     b"death signal",
     b"non-zero exit code",
     b"[running]:",  # a Go program's panic (a device plugin, a container runtime)
-    b"Fatal error:",
+    b"atal error:",  # "Fatal error:", and the Go runtime's "fatal error: ... deadlock!" at a
+    # line's start
+    b"Check failed",  # glog's fatal check
+    b"' failed.",  # a C assert: "Assertion `x' failed."
+    b"Exit Code:",  # kubectl describe
+    b"exit status",  # Go's os/exec, a shell's
+    b"Back-off restarting failed",
+    b"] Error ",  # make: *** [Makefile:12: run] Error 1
+    b"Error(",  # ray.exceptions.RayTaskError(RuntimeError):
+    b"panicked at",  # Rust
 )
 _DEATH = re.compile(
     r'Traceback \(most recent call last\)|\bFile "[^"]{1,400}", line \d{1,7}, in '
@@ -397,7 +406,11 @@ _DEATH = re.compile(
     r"|exit code:? -?[1-9]|CANCELLED AT|worker died|noticed that process rank"
     r"|\bSIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL)\b|killed due to memory pressure"
     r"|terminated with exception|\bERR99999\b|death signal|non-zero exit code"
-    r"|\bgoroutine \d{1,9} \[running\]:|\bFatal error:"
+    r"|\bgoroutine \d{1,9} \[running\]:|\bFatal error:|^fatal error:|\bCheck failed:"
+    r"|\bAssertion `[^\n]{0,300}' failed\."
+    r"|\bExit Code:\s{0,16}-?[1-9]|\bexit status -?[1-9]|Back-off restarting failed container"
+    r"|\*\*\* \[[^\]\n]{1,200}\] Error [1-9]|\b\w{1,60}Error\(\w{1,60}(?:Error|Exception)\):"
+    r"|\bpanicked at\b"
 )
 # Python's words before the traceback of an exception it ignored (a __del__ at shutdown)
 _IGNORED = b"Exception ignored in"

@@ -20,6 +20,7 @@ from typing import Any, Optional
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
+from ampenv.knowledge.failures.findings import PLACES, Found, Hit, findings
 from ampenv.knowledge.failures.lines import (
     ANSI,
     DEATH_TAIL,
@@ -55,53 +56,10 @@ SEEN_LINES = 4096  # ... so many at a time
 _INDENT = (b" ", b"\t")  # a line followed by these has continuation lines: not remembered
 
 
-@dataclass
-class Hit:
-    """Every line one failure matched, in every text fed to the scanner."""
-
-    failure: Failure
-    match: str  # the text its pattern matched, first time
-    line: str  # the first line that showed it, trimmed
-    first: str  # name:line
-    last: str  # name:line
-    count: int
-    also: tuple[str, ...] = ()  # generic hits: the specific failures found with them
-    texts: tuple[str, ...] = ()  # the names of the texts that showed it, in order
-    # a notice where the texts read show no failure (no other entry's, no traceback, no kill):
-    # a note, not a finding
-    note: bool = False
-
-    @property
-    def id(self) -> str:
-        return self.failure.id
-
-
-@dataclass
-class _Found:
-    failure: Failure
-    match: str
-    line: str
-    first: str
-    last: str
-    count: int = 1
-    order: int = 0
-    texts: dict[str, None] = field(default_factory=dict)  # an ordered set
-    # where it was seen, (text, line): the first PLACES and the last, for what lies near it
-    places: list[tuple[str, int]] = field(default_factory=list)
-
-    def near(self, other: _Found) -> bool:
-        """Whether the two were seen within NEAR lines of each other in one text."""
-        return any(a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places)
-
-
 _CODE = re.compile(r"E[0-9A-Z]\d{4}|ERR\d{5}|\d{6}|-\d{4}|0x[0-9a-fA-F]{1,8}")
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-# A follow-up code names the specific failures seen within NEAR lines of it in one text (a
-# traceback and the plog lines of one failure): one far off in the log is another matter.
-NEAR = 200
-PLACES = 64  # the places of a failure kept to judge nearness by: the first ones and the last
 FEW_NEEDS = 8  # a plan of at most this many needed texts tries each on every line
 WORDS_LINE = 2048  # a longer line tries every needed text: splitting it costs more
 
@@ -161,7 +119,7 @@ class Scanner:
     """Feed it one or more texts; ``hits()`` aggregates one hit per failure id."""
 
     catalogue: tuple[Failure, ...] = ()
-    _found: dict[str, _Found] = field(default_factory=dict)
+    _found: dict[str, Found] = field(default_factory=dict)
     # One pass over the text per hint word (or anchor regex); a pass also finds the longer hints
     # that hold its word ("err" finds "error"): pass -> the hints it finds.
     _passes: dict[bytes, tuple[bytes, ...]] = field(default_factory=dict)
@@ -631,7 +589,7 @@ class Scanner:
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
-            found = self._found[failure.id] = _Found(
+            found = self._found[failure.id] = Found(
                 failure, match, excerpt, where, where, order=len(self._found)
             )
         else:
@@ -644,55 +602,9 @@ class Scanner:
             found.places[-1] = (name, number)
 
     def hits(self) -> list[Hit]:
-        """One hit per failure: root causes first, generic follow-up codes last; a generic hit
-        names the specific failures found near it (they, not it, say what went wrong there)."""
-        # A curated entry before a code its table decoded, at the same rank.
-        # A notice after the failures of its rank: it names their cause, they say what failed.
-        ordered = sorted(
-            self._found.values(),
-            key=lambda f: (f.failure.rank, f.failure.notice, f.failure.family is not None, f.order),
-        )
-        specific = [f for f in ordered if f.failure.rank < GENERIC]
-
-        def noticed(found: _Found) -> bool:
-            # a generic follow-up near notices only is their lines' (the plog's "rtMemcpy
-            # execution failed" under the capture mode's refusal), not a failure of its own
-            if found.failure.rank == GENERIC:
-                near = [f for f in specific if f.near(found)]
-                return bool(near) and all(f.failure.notice for f in near)
-            return found.failure.notice
-
-        # a failure anywhere in the texts read (logs of one job, or of one node) makes every
-        # notice a cause to name
-        failing = bool(self._died) or not all(noticed(f) for f in ordered)
-        out = []
-        for found in ordered:
-            failure = found.failure
-            also = (
-                tuple(f.failure.id for f in specific if f.near(found))
-                if failure.rank == GENERIC
-                else ()
-            )
-            out.append(
-                Hit(
-                    failure,
-                    found.match,
-                    found.line,
-                    found.first,
-                    found.last,
-                    found.count,
-                    also,
-                    tuple(found.texts),
-                    noticed(found) and not failing,
-                )
-            )
-        return out
-
-
-def leading(hits: list[Hit]) -> Hit:
-    """The hit that names what failed, of a scan's ``hits`` (not empty) of a run known to have
-    failed: a notice only where nothing else was found (it names a cause, not the failure)."""
-    return next((h for h in hits if not h.failure.notice), hits[0])
+        """One hit per failure: root causes first, generic follow-up codes last (see
+        ``findings``)."""
+        return findings(list(self._found.values()), bool(self._died))
 
 
 def scan_lines(

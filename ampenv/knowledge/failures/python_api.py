@@ -32,10 +32,13 @@ MODULE = r"(?=(?P<mod>[\w.]{1,120}))(?P=mod)"
 # was not. A private segment ('vllm._C') or an extension's name ('vllm_ascend.vllm_ascend_C')
 # is a compiled module not built or not found, which says nothing of a release's API.
 DOTTED = r"(?=(?P<dotted>(?:[A-Za-z]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}))(?P=dotted)(?<!_C)"
-# A program saying it goes on without what it failed to import (unless an exception it raised
-# says so first: transformers' "RuntimeError: Failed to import transformers.trainer ...")
+# A program saying it goes on without what it failed to import, pytest skipping a test that
+# needs it (unless an exception it raised says so first: transformers' "RuntimeError: Failed to
+# import transformers.trainer ...")
 GOES_ON = re.compile(
-    r"\bfailed to import\b|\bignor\w{0,3} import error|\bfall(?:ing)? back\b", re.I
+    r"\b(?:failed to|could not) import\b|\bignor\w{0,3} import error|\bfall(?:ing)? back\b"
+    r"|\bskipped\b",
+    re.I,
 )
 RAISED = re.compile(r"\b\w{1,60}(?:Error|Exception):")
 
