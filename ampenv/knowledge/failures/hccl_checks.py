@@ -125,6 +125,33 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="rank-table-file-unset",
+        mode="hccl",
+        component="hccl",
+        # a launcher or HCCL's own test asking for the rank table before any rank starts
+        patterns=(r"\bRANK_TABLE_FILE\b[^\n]{0,40}\bnot set\b",),
+        codes=(),
+        meaning="the job wants a rank table (the file that lists every rank's server and "
+        "device) and RANK_TABLE_FILE is not set in its environment",
+        causes=(
+            "a launch that builds communicators from a rank table (MindSpore's and "
+            "TensorFlow's, HCCL's tests) started without it exported in every rank's shell",
+        ),
+        fix="generate the rank table for the devices the job uses (MindSpore's hccl_tools.py, "
+        "or the cluster's scheduler writes one) and `export RANK_TABLE_FILE=/path/to/"
+        "rank_table.json` in every rank's environment; or launch without one (msrun, torchrun "
+        "with HCCL's root info)",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "an FAQ of HCCL-VM, the HCCL simulator of CANN's university competitions (the "
+                "public file index's id 58109246070): RANK_TABLE_FILE env not set",
+                "report",
+            ),
+        ),
+        hints=("not set",),
+    ),
+    Failure(
         id="hccl-collective-mismatch",
         mode="hccl",
         component="hccl",
