@@ -7,7 +7,8 @@ beside MindSpeed or LLaMA-Factory, torch beside vllm) in the words every Python 
 so the entries are fallbacks: where a package's own entry reads the line (torch_npu's
 attributes, triton's, numpy's removed aliases, a module CANN installs) or a Fault-Diag rule
 does, that reading stands alone. A program that logs the failure and goes on (a record below
-ERROR, "Failed to import ...", "Ignore import error ...") handled it: a mention.
+ERROR, "Failed to import ...", "Ignore import error ...", a test pytest skipped) handled it: a
+mention.
 """
 
 from __future__ import annotations
