@@ -574,6 +574,33 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="toolbox-not-on-path",
+        mode="driver",
+        component="toolbox",
+        # the shell, asked for the ToolBox's tools (ascend-dmi, its diagnosis and stress tests)
+        patterns=(r"\bascend-dmi: (?:command )?not found",),
+        codes=(),
+        meaning="the shell found no ascend-dmi: the Ascend ToolBox's environment script was not "
+        "sourced in this shell, or the ToolBox is not installed",
+        causes=(
+            "the ToolBox installed, but its set_env.sh not sourced (a new shell, a container "
+            "without it in the profile)",
+            "the ToolBox not installed on this host or image",
+        ),
+        fix="source the ToolBox's environment in the shell (`source /usr/local/Ascend/toolbox/"
+        "set_env.sh`, or that of its install path), then `ascend-dmi -v`; install the "
+        "ToolBox (Ascend-mindx-toolbox) paired with the driver where it is missing",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/mindcluster/730/toolbox/toolboxug/"
+                "toolboxug_0183.html",
+                "official",
+            ),
+        ),
+        hints=("not found",),
+    ),
+    Failure(
         id="container-image-arch-mismatch",
         mode="container-devices",
         component="container runtime",
