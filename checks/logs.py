@@ -110,7 +110,14 @@ def logs_errors(ctx: CheckContext) -> Result:
         tail_mb=cfg["log_tail_mb"],
         max_age_days=cfg["log_max_age_days"],
     )
-    whole = not (scan.stopped or scan.damaged or scan.unreadable or scan.undecoded or scan.unread)
+    whole = not (
+        scan.stopped
+        or scan.skipped
+        or scan.damaged
+        or scan.unreadable
+        or scan.undecoded
+        or scan.unread
+    )
     findings = [_finding(ctx, hit, scan.tails, whole) for hit in scan.hits]
     findings += [
         Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
@@ -134,6 +141,15 @@ def logs_errors(ctx: CheckContext) -> Result:
             _end_only(name),
         )
         for name in scan.stopped
+    ]
+    findings += [
+        Finding(
+            Status.WARN,
+            f"{name}: the scan's {logs.BUDGET_S:g} s ran out in its middle: its start and its "
+            "last lines were read, a failure logged between them may be missed",
+            _end_only(name),
+        )
+        for name in scan.skipped
     ]
     off = faultdiag.problem()
     if off:

@@ -467,14 +467,20 @@ def test_explain_calls_a_code_no_table_lists_unknown() -> None:
     assert explain("599999") == [] and explain("E00000") == [] and explain("-8999") == []
 
 
-def test_a_scan_past_its_deadline_reads_its_first_piece_then_stops_and_says_so() -> None:
+def test_a_scan_past_its_deadline_reads_its_first_and_last_pieces_then_says_so() -> None:
     from ampenv.knowledge.failures.match import PIECE
 
     error = b"EI0006: Getting socket times out.\n"
-    healthy = b"step 1 loss 0.5\n" * (PIECE // 16 + 1)
+    healthy = b"step 1 loss 0.5\n" * (3 * PIECE // 16)
     scanner = Scanner()
-    assert scanner.feed_bytes(healthy + error, "t", deadline=0.0) is False
-    assert scanner.hits() == []
+    assert scanner.feed_bytes(healthy + error + healthy, "t", deadline=0.0) is False
+    assert scanner.hits() == []  # between the pieces: unread
+    # a job logs its failure at its end: that piece is read, its lines numbered as in the text
+    scanner = Scanner()
+    assert scanner.feed_bytes(healthy + healthy + error, "t", deadline=0.0) is False
+    (hit,) = scanner.hits()
+    lines = healthy.count(b"\n")
+    assert hit.id == "hccl-socket-timeout" and hit.first == f"t:{2 * lines + 1}"
     # what was read is looked at, whatever the time (a stream read up to the deadline)
     late = Scanner()
     assert late.feed_bytes(error, "t", deadline=0.0)

@@ -41,6 +41,8 @@ class LogScan:
     mtimes: dict[str, float] = field(default_factory=dict)  # file -> mtime (stdin: read time)
     tails: list[str] = field(default_factory=list)  # files read only in part (their end)
     stopped: list[str] = field(default_factory=list)  # streams the budget cut before their end
+    # texts whose scan the budget cut: their first and last pieces read, not what lies between
+    skipped: list[str] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # named logs only
     damaged: list[tuple[str, str]] = field(default_factory=list)  # gzip cut short: read to the cut
     unread: int = 0  # files left when the time budget ran out
@@ -329,7 +331,7 @@ def scan(
             result.files.append(path)
             result.mtimes[path] = mtime
             if not scanner().feed_text(text, path, deadline=deadline):
-                result.stopped.append(path)
+                result.skipped.append(path)
         # a file named twice (once through a symlink) is read once, under its first name
         paths: dict[str, str] = {}
         for p in named:
@@ -358,7 +360,7 @@ def scan(
             result.mtimes[name] = read.mtime
             data = _from_whole_line(read.data, read.cut)
             if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
-                result.stopped.append(name)
+                result.skipped.append(name)
         if result.files:
             result.hits, result.undecoded = scanner().hits(), scanner().undecoded
         return result

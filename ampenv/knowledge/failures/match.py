@@ -218,9 +218,10 @@ class Scanner:
     ) -> bool:
         """Scan ``data`` (the text named ``name``, its first line numbered ``first_line``).
         With a ``deadline`` (time.monotonic) the text is scanned a piece of whole lines at a
-        time and the scan stops at the deadline, its first piece read: False then, and the
-        rest is unread. A screen's copy is looked for in a whole text of at most
-        WRAPPED_TEXT bytes, never in a piece of a longer one."""
+        time and the scan stops at the deadline, its first piece read and its last one (a job
+        logs its failure at its end): False then, and what lies between is unread. A screen's
+        copy is looked for in a whole text of at most WRAPPED_TEXT bytes, never in a piece of
+        a longer one."""
         screen = len(data) <= WRAPPED_TEXT
         self._read(data, name)
         if deadline is None:
@@ -232,6 +233,10 @@ class Scanner:
             # the first piece is read whatever the time: a text read up to the deadline (a
             # stream, a slow disk) still has what it gave looked at, at a bounded cost
             if start and time.monotonic() > deadline:
+                # the last piece, from a line's start, whatever the time (as the first)
+                cut = data.rfind(b"\n", start, max(start, len(data) - PIECE))
+                end = cut + 1 if cut >= 0 else start
+                self._feed(data[end:], name, first_line + data.count(b"\n", start, end), screen)
                 return False
             end = data.find(b"\n", min(start + PIECE, len(data)))
             end = len(data) if end < 0 else end + 1
