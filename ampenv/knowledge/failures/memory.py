@@ -256,7 +256,7 @@ FAILURES = (
         # torch_npu's pinned host allocator (CachingHostAllocator) calling the runtime
         patterns=(
             r"NPU function error: aclrtMallocHost(?:WithCfg)?, error code is \d{6}",
-            r"\ballocate_host_memory_slowpath\b",
+            r"Error: allocate_host_memory_slowpath\b",  # (torch.OutOfMemoryError, RuntimeError)
         ),
         codes=(),
         meaning="the runtime could not allocate page-locked (pinned) host memory for torch_npu: "
