@@ -447,3 +447,33 @@ def test_a_binary_head_is_not_taken_for_utf16(tmp_path: Path, head: bytes) -> No
     log.write_bytes(head + b"\nEI0006: Getting socket times out.\n")
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(log)])
     assert "hccl-socket-timeout" in [h.id for h in scan.hits]
+
+
+def test_the_check_says_a_log_was_cut_in_its_middle_and_how_to_read_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from judge import load_checks
+
+    from ampenv.checks import CheckContext, Status
+    from ampenv.core import config as config_mod
+    from ampenv.core.plugin import Context
+    from ampenv.knowledge.failures import match
+
+    class Late:  # the scanner's clock only
+        @staticmethod
+        def monotonic() -> float:
+            return float("inf")
+
+    monkeypatch.setattr(match, "time", Late)
+    healthy = "step 1 loss 0.5\n" * (3 * match.PIECE // 16)
+    path = tmp_path / "train.log"
+    path.write_text(healthy + healthy + EI0006 + "\n", encoding="utf-8")
+    spec = load_checks("logs.py")["logs.errors"]
+    config = config_mod.parse("", "<defaults>")
+    ctx = Context(config=config, probe=Probe(sysroot=str(tmp_path), env={}), logs=(str(path),))
+    settings = config.settings_for(spec)
+    result = spec(CheckContext(ctx, spec, settings, time.monotonic() + settings["timeout"]))
+    # the failure at its end is found, and the middle it did not read is said, with a remedy
+    said = "\n".join([result.summary, *result.details, result.remedy or ""])
+    assert result.status == Status.WARN and "hccl-socket-timeout" in said
+    assert "ran out in its middle" in said and "tail -c 16M" in said
