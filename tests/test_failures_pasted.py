@@ -68,6 +68,9 @@ RESHAPED = {
     # are machine output, never retyped: their brackets stay)
     "wide": lambda t: t.replace(": ", "：").replace(", ", "，"),
     "curly": lambda t: t.replace("'", "\u2019").replace('"', "\u201d"),
+    # a page whose every space is &nbsp; (copied as U+00A0), and an input method's spaces
+    "nbsp": lambda t: t.replace(" ", "\u00a0"),
+    "ideographic": lambda t: t.replace(" ", "\u3000"),
 }
 
 
@@ -104,6 +107,36 @@ def test_nearly_every_positive_reads_the_same_off_a_screen(width: int) -> None:
 def test_negatives_stay_silent_reshaped_and_off_a_screen(width: int) -> None:
     shapes = [*RESHAPED.values(), lambda t: rows(t, width)]
     loud = [(e["file"], failed(s(_text(e)))) for e in NEGATIVE for s in shapes]
+    assert [x for x in loud if x[1]] == []
+
+
+# what a relay writes before every line it passes on: an issue's quote, srun -l, docker compose,
+# a container runtime's CRI log file, journald
+RELAYED = {
+    "quote": "> ",
+    "srun": "3: ",
+    "compose": "vllm-1  | ",
+    "cri": "2026-01-02T03:04:05.123456789Z stderr F ",
+    "journal": "Dec  5 02:13:20 node-1 python3[1234]: ",
+}
+# read by their shape from a line's start: npu-smi's table, msaicerr's conclusion block
+_SHAPED = {
+    "ascend/heldout51_310p3_npu_smi_22_get_soc_version.txt",
+    "ascend/hicann-docs_single_op_run_error.txt",
+}
+
+
+def _relayed(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+@pytest.mark.parametrize("relay", sorted(RELAYED))
+def test_a_relays_prefix_on_every_line_changes_no_reading(relay: str) -> None:
+    prefix = RELAYED[relay]
+    lost = [e["file"] for e in POSITIVE if e["expect"][0] not in found(_relayed(_text(e), prefix))]
+    assert set(lost) <= _SHAPED
+    # an INFO line relayed is still a mention (GE's list of the codes it loaded)
+    loud = [(e["file"], failed(_relayed(_text(e), prefix))) for e in NEGATIVE]
     assert [x for x in loud if x[1]] == []
 
 

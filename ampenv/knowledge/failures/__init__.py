@@ -12,7 +12,8 @@ import re
 from ampenv.knowledge.failures import cann_messages, code_tables, codes, faultdiag, ge_status, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
 from ampenv.knowledge.failures.findings import Hit, leading
-from ampenv.knowledge.failures.match import ANSI, Scanner, scan_lines
+from ampenv.knowledge.failures.lines import ANSI
+from ampenv.knowledge.failures.match import Scanner, scan_lines
 from ampenv.knowledge.failures.model import MODES, WEIGHTS, Failure, Source
 
 __all__ = [

@@ -12,6 +12,17 @@ from typing import Optional
 from unicodedata import east_asian_width
 
 
+# What a relay writes before each line it passes on: a quote's "> " (an issue, a mail), srun
+# -l's "3: ", docker compose's "svc-1  | ", a container runtime's CRI record ("<RFC 3339 time>
+# stderr F "), syslog's and journald's "Dec  5 02:13:20 host prog[pid]: ". (No leading space:
+# two runs of spaces in a row would backtrack quadratically on a line of blanks.)
+RELAY = (
+    r"(?:>[ \t]?)*(?:\d{1,5}:\s|[\w.-]{1,64}\s+\|\s"
+    r"|\d{4}-\d\d-\d\dT[\d:.]{8,20}(?:Z|[+-]\d\d:?\d\d)\s(?:stdout|stderr)\s[FP]\s"
+    r"|[A-Z][a-z]{2}\s[\s\d]\d\s\d\d:\d\d:\d\d\s[\w.-]{1,64}\s[\w./@-]{1,64}(?:\[\d{1,10}\])?:\s)?"
+)
+
+
 # A line a logger marked with a level, at its start, after a process or rank prefix ("[INFO]
 # GE(...)", "(Worker pid=1) INFO 12-23 ...", "[rank0]: DEBUG ..."), or a JSON record's own
 # "level". INFO/DEBUG make a code on the line a mention (WARNING is no such mark: warnings
@@ -19,6 +30,7 @@ from unicodedata import east_asian_width
 # launcher's INFO line that relays a child's "RuntimeError: EZ1001").
 def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
     return re.compile(
+        RELAY +
         # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ",
         # a time of day alone)
         r"\s*(?:(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}"
@@ -57,7 +69,7 @@ WARN_RECORD = _record_grammar("warn(?:ing)?", "40")
 # How pasted and relayed text differs from what the program printed: full-width and curly
 # punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a
 # page's source), quotes and characters escaped by a JSON or repr string.
-_PLAIN = {0x3000: " ", 0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
+_PLAIN = {0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
 _PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
@@ -65,6 +77,22 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
 # and the charset selections tput writes ("\x1b(B", "\x1b)0")
 ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
+# The spaces a page or a typist puts where the program printed " ": a page's &nbsp; (copied
+# as U+00A0), an input method's ideographic space, typographic ones (U+2000-U+200A, U+202F)
+_SPACE = re.compile(rb"\xc2\xa0|\xe3\x80\x80|\xe2\x80[\x80-\x8a\xaf]")
+
+
+def as_printed(data: bytes) -> bytes:
+    """``data`` with what a terminal or a page added to the program's bytes taken off: colour
+    sequences (``\x1b[31mEI0006``) and spaces of other code points, which the hint words and
+    messages, written with plain spaces, would not find."""
+    if b"\x1b" in data:
+        data = ANSI.sub(b"", data)
+    if b"\xc2\xa0" in data or b"\xe3\x80\x80" in data or b"\xe2\x80" in data:
+        data = _SPACE.sub(b" ", data)
+    return data
+
+
 # an escaped backslash is one (JSON's "C:\\\\temp" is C:\\temp, no tab); \t: a traceback's indent
 _ESCAPED = re.compile(r"\\(?:(['\"/t\\])|u([0-9a-fA-F]{4}))")
 # (an identifier or a file name is no mark: GE's "[INFO] ... [error_manager.cc:512]
@@ -420,8 +448,7 @@ def shows_failure(data: bytes) -> bool:
     """Whether the end of ``data`` shows a process that died (a record an INFO/DEBUG mark makes
     a mention, and an exception Python ignored, are none)."""
     tail = data[-DEATH_TAIL:]
-    if b"\x1b" in tail:  # "\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured
-        tail = ANSI.sub(b"", tail)
+    tail = as_printed(tail)  # "\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured
     for marker in _DEATH_MARKERS:
         at = tail.find(marker)
         while at >= 0:

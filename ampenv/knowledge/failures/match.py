@@ -22,10 +22,10 @@ from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_fa
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.findings import PLACES, Found, Hit, findings
 from ampenv.knowledge.failures.lines import (
-    ANSI,
     DEATH_TAIL,
     EXCERPT,
     WINDOW,
+    as_printed,
     continued,
     frame_above,
     line_at,
@@ -248,8 +248,7 @@ class Scanner:
         return True
 
     def _feed(self, data: bytes, name: str, first_line: int, screen: bool) -> None:
-        if b"\x1b" in data:  # a coloured log: `\x1b[31mEI0006` must read as EI0006
-            data = ANSI.sub(b"", data)
+        data = as_printed(data)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
         # long one (a log of progress-bar CRs) one around each hint's first hit and one around
