@@ -140,6 +140,15 @@ def test_a_relays_prefix_on_every_line_changes_no_reading(relay: str) -> None:
     assert [x for x in loud if x[1]] == []
 
 
+def test_a_relays_service_name_is_not_a_level_column() -> None:
+    # loguru's "ERROR    | module:line - " is the record's own level, whatever follows it
+    assert failed("ERROR    | train:fit:12 - INFO: HCCL EI0006 at rank 3") == {
+        "hccl-socket-timeout"
+    }
+    assert failed("trainer-1  | ERROR HCCL EI0006 at rank 3") == {"hccl-socket-timeout"}
+    assert failed("trainer-1  | INFO HCCL EI0006 at rank 3") == set()
+
+
 def test_a_screens_lines_are_its_runs_of_full_rows_and_tables_are_not() -> None:
     screen = b"a" * 80 + b"\nbb\n" + b"A" * 80 + b"\r\nBB\r\n" + b"c" * 79 + b"\nlast"
     got = [(i, rows) for i, _, rows in screen_lines(screen)]

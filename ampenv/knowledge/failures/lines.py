@@ -11,13 +11,13 @@ from itertools import islice
 from typing import Optional
 from unicodedata import east_asian_width
 
-
 # What a relay writes before each line it passes on: a quote's "> " (an issue, a mail), srun
 # -l's "3: ", docker compose's "svc-1  | ", a container runtime's CRI record ("<RFC 3339 time>
 # stderr F "), syslog's and journald's "Dec  5 02:13:20 host prog[pid]: ". (No leading space:
 # two runs of spaces in a row would backtrack quadratically on a line of blanks.)
 RELAY = (
-    r"(?:>[ \t]?)*(?:\d{1,5}:\s|[\w.-]{1,64}\s+\|\s"
+    # (a service's name, not loguru's level column: "ERROR    | ...")
+    r"(?:>[ \t]?)*(?:\d{1,5}:\s|(?!(?i:error|warn|fatal|critical)\b)[\w.-]{1,64}\s+\|\s"
     r"|\d{4}-\d\d-\d\dT[\d:.]{8,20}(?:Z|[+-]\d\d:?\d\d)\s(?:stdout|stderr)\s[FP]\s"
     r"|[A-Z][a-z]{2}\s[\s\d]\d\s\d\d:\d\d:\d\d\s[\w.-]{1,64}\s[\w./@-]{1,64}(?:\[\d{1,10}\])?:\s)?"
 )
