@@ -16,6 +16,13 @@ ARCH_FIX = (
     "aarch64/-npu tag), or build the image on this architecture"
 )
 
+# The host's driver files a container needs beside its device nodes, as Ascend's container
+# guides mount them
+MOUNTS = (
+    "-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
+    "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info"
+)
+
 FAILURES = (
     Failure(
         id="hami-vnpu-config-missing",
@@ -210,9 +217,7 @@ FAILURES = (
         fix="stop the container that holds the NPU, or give each container its own NPUs "
         "(docker run --device=/dev/davinciN, ASCEND_VISIBLE_DEVICES), or where one NPU must "
         "serve several containers turn on its sharing (npu-smi set -t device-share -i ID -c "
-        "CHIP -d 1); check the container has "
-        "the documented mounts (-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
-        "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info)",
+        f"CHIP -d 1); check the container has the documented mounts ({MOUNTS})",
         confirm="npu.device_nodes",
         sources=(
             Source(FACTS + " §1.2 (ops note) [3P]", "report"),
@@ -260,9 +265,7 @@ FAILURES = (
         fix="judge the device by compute, not npu-smi: `python -c 'import torch, torch_npu; "
         "print(torch.npu.device_count())'` (or `ampenv doctor`) in the container; if it sees "
         "the NPUs the message is harmless there (ask npu-smi on the host); if not, mount "
-        "-v /usr/local/dcmi -v /usr/local/Ascend/driver/lib64 -v "
-        "/usr/local/Ascend/driver/version.info -v /etc/ascend_install.info with the device "
-        "nodes",
+        f"{MOUNTS} with the device nodes",
         confirm="npu.device_nodes",
         sources=(
             Source(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.containers import MOUNTS
 from ampenv.knowledge.failures.model import CLASS, FACTS, KB, Failure, Source, code, code_hints
 
 PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
@@ -382,9 +383,13 @@ FAILURES = (
             "ASCEND_RT_VISIBLE_DEVICES lists ids that are not present, not ascending, or has "
             "gaps: CANN silently drops them and renumbers the rest from 0",
             "more local ranks than visible devices",
+            "aclInit's own 107001 in a container, before any device is chosen: no NPU passed "
+            "in, or the driver's files not all mounted (an old release's fwkacllib too)",
         ),
         fix="make ASCEND_RT_VISIBLE_DEVICES list only present devices, ascending, without "
-        "spaces, and start no more ranks per node than it lists",
+        "spaces, and start no more ranks per node than it lists; where aclInit itself fails "
+        "in a container, pass its NPUs (--device /dev/davinciN, /dev/davinci_manager, "
+        f"/dev/devmm_svm, /dev/hisi_hdc) and the driver's files ({MOUNTS})",
         confirm="env.npu",
         sources=(
             Source(
@@ -409,6 +414,12 @@ FAILURES = (
                 "hicann/runtime docs/zh/error_code_ref/RTS-Errors/EE1001-Invalid_Argument.md"
                 "@681ef7610df13c8128982901142a2c869ddbb53e",
                 "official",
+            ),
+            Source(
+                "Carolier2003/Carols-blog src/data/blog/npu-model-deployment-practice.md"
+                "@27acbb14f3e159423f7db1b0e308468cf5803c53 (aclInit's 107001: fwkacllib not "
+                "mounted)",
+                "report",
             ),
         ),
         hints=code_hints("error", "fail"),

@@ -349,8 +349,9 @@ FAILURES = (
         mode="cann-env",
         component="fe",
         # FE's E20002 (and the same check elsewhere): the variable is set, to a folder that is
-        # not there or that this user cannot read
-        patterns=(r"for environment variable ASCEND_OPP_PATH is invalid",),
+        # not there or that this user cannot read; ATC's "[ASCEND_OPP_PATH] is invalid when
+        # loading the tiling lib"
+        patterns=(r"(?:for environment variable |\[)ASCEND_OPP_PATH\]? is invalid",),
         codes=(),
         meaning="ASCEND_OPP_PATH points at an operator package (OPP) folder that does not exist "
         "or that this user cannot read: CANN's environment is not the installed CANN's",
@@ -369,6 +370,11 @@ FAILURES = (
                 "hicann/runtime docs/zh/error_code_ref/FE-Errors/"
                 "E20002-Config_Error_Invalid_Environment_Variable.md"
                 "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+            Source(
+                f"{KB}, index id 53901291117 (ATC: the path set_env.sh sets not the installed "
+                "one's)",
                 "official",
             ),
         ),
