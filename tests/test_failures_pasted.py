@@ -110,11 +110,14 @@ def test_negatives_stay_silent_reshaped_and_off_a_screen(width: int) -> None:
     assert [x for x in loud if x[1]] == []
 
 
-# what a relay writes before every line it passes on: an issue's quote, srun -l, docker compose,
-# a container runtime's CRI log file, journald
+# what a relay writes before every line it passes on: an issue's quote, srun -l, pdsh (DeepSpeed's
+# launcher), mpirun's tag, docker compose, a container runtime's CRI log file, journald, cat -n
 RELAYED = {
     "quote": "> ",
     "srun": "3: ",
+    "pdsh": "node-1: ",
+    "mpirun": "[1,0]<stderr>:",
+    "listing": "    12\t",
     "compose": "vllm-1  | ",
     "cri": "2026-01-02T03:04:05.123456789Z stderr F ",
     "journal": "Dec  5 02:13:20 node-1 python3[1234]: ",
@@ -140,12 +143,16 @@ def test_a_relays_prefix_on_every_line_changes_no_reading(relay: str) -> None:
     assert [x for x in loud if x[1]] == []
 
 
-def test_a_relays_service_name_is_not_a_level_column() -> None:
+def test_a_relays_name_is_not_a_level_column_nor_an_error() -> None:
     # loguru's "ERROR    | module:line - " is the record's own level, whatever follows it
     for line, mention in (
         ("ERROR    | train:fit:12 - INFO: ret=507035", False),
         ("trainer-1  | ERROR ret=507035", False),
         ("trainer-1  | INFO ret=507035", True),
+        # a name before ": " is a host's, never an exception's or a code's
+        ("RuntimeError: INFO ret=507035", False),
+        ("EE9999: INFO ret=507035", False),
+        ("node-1: [INFO] ret=507035", True),
     ):
         assert quiet(line, line.index("507035")) is mention, line
 

@@ -11,15 +11,23 @@ from itertools import islice
 from typing import Optional
 from unicodedata import east_asian_width
 
-# What a relay writes before each line it passes on: a quote's "> " (an issue, a mail), srun
-# -l's "3: ", docker compose's "svc-1  | ", a container runtime's CRI record ("<RFC 3339 time>
-# stderr F "), syslog's and journald's "Dec  5 02:13:20 host prog[pid]: ". (No leading space:
-# two runs of spaces in a row would backtrack quadratically on a line of blanks.)
+# What a relay writes before each line it passes on: a quote's "> " (an issue, a mail), a
+# host or rank name (srun -l's "3: ", pdsh's and DeepSpeed's "node-1: "), mpirun's
+# "[1,0]<stderr>:", docker compose's "svc-1  | ", a container runtime's CRI record ("<RFC 3339
+# time> stderr F "), syslog's and journald's "Dec  5 02:13:20 host prog[pid]: ", a listing's
+# line number ("cat -n"). A name is never a level or an exception's ("ERROR    | " is loguru's
+# level column, "RuntimeError: " the error itself). (No leading space run: two in a row would
+# backtrack quadratically on a line of blanks.)
+_NOT_ERROR = (  # (a code's "EE9999: " or "ERR99999: " is an error's too)
+    r"(?![\w.-]*(?:ERROR|Error|Exception|Warning|WARN|FATAL|CRITICAL|(?i:error|warn)\b)"
+    r"|E[0-9A-Z]\d{4}\b|ERR\d{5}\b)"
+)
 RELAY = (
-    # (a service's name, not loguru's level column: "ERROR    | ...")
-    r"(?:>[ \t]?)*(?:\d{1,5}:\s|(?!(?i:error|warn|fatal|critical)\b)[\w.-]{1,64}\s+\|\s"
+    rf"(?:>[ \t]?)*(?:{_NOT_ERROR}[\w.-]{{1,64}}(?::\s|\s+\|\s)"
+    r"|\[\d{1,5},\d{1,5}\]<std(?:out|err)>:"
     r"|\d{4}-\d\d-\d\dT[\d:.]{8,20}(?:Z|[+-]\d\d:?\d\d)\s(?:stdout|stderr)\s[FP]\s"
-    r"|[A-Z][a-z]{2}\s[\s\d]\d\s\d\d:\d\d:\d\d\s[\w.-]{1,64}\s[\w./@-]{1,64}(?:\[\d{1,10}\])?:\s)?"
+    r"|[A-Z][a-z]{2}\s[\s\d]\d\s\d\d:\d\d:\d\d\s[\w.-]{1,64}\s[\w./@-]{1,64}(?:\[\d{1,10}\])?:\s"
+    r"| {0,8}\d{1,7}[\t ])?"
 )
 
 
