@@ -177,6 +177,8 @@ FAILURES = (
         causes=(
             "an operator given inputs it does not support",
             "a custom kernel bug",
+            "a custom kernel built for another chip (its SOC_VERSION: a build script's "
+            "default, Ascend910B2, run on an Ascend950PR)",
             "a collective run as a vector kernel: HCCL in AIV mode (HCCL_OP_EXPANSION_MODE=AIV) "
             "(in vllm-ascend#9873 its AllGather read out of range with DP=2, TP=8)",
             FAULTY_CORE,
@@ -191,6 +193,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/9873", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/15903", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/10829", "report"),
+            Source("an Ascend C porting knowledge base, file id 60567629920 (EC-27)", "report"),
         ),
         hints=code_hints("exception", "abnormal", "error", "fail", "timeout"),
         rank=CLASS,  # a hardware fault or a named kernel's own failure leads where one shows

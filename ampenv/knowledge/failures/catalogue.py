@@ -18,6 +18,7 @@ from ampenv.knowledge.failures.ge_status import FAMILY_ENTRY as GE_STATUS
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
 from ampenv.knowledge.failures.inference_tools import FAILURES as INFERENCE_TOOLS
+from ampenv.knowledge.failures.installers import FAILURES as INSTALLERS
 from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.media import FAILURES as MEDIA
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
@@ -34,6 +35,7 @@ NAMED: tuple[Failure, ...] = (
     *CANN_PAIRING,
     *CONTAINERS,
     *DRIVER,
+    *INSTALLERS,
     *PASTED_VERSIONS,
     *DEVICE_FAULTS,
     *MEMORY,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ampenv.knowledge.failures.containers import MOUNTS
-from ampenv.knowledge.failures.model import CLASS, FACTS, KB, Failure, Source, code, code_hints
+from ampenv.knowledge.failures.model import CLASS, FACTS, Failure, Source, code, code_hints
 
 PYTORCH = "Ascend/pytorch {}@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 
@@ -17,6 +17,9 @@ FAILURES = (
         patterns=(
             r"\bDrv_dkms_env_check failed\b",
             r"\[ERROR\]\s?[^\n]{0,300}?\bdkms install failed\b",
+            # the compiler's own error in the driver's module sources, as DKMS builds them
+            # ("kvmdt.c:62: error: "MIN" redefined", in Chinese "错误：")
+            r"/dkms/davinci_ascend/[^\n]{1,300}?:\d{1,6}:(?:\d{1,4}:)? (?:error|错误)[:：]",
         ),
         codes=(),
         meaning="the NPU driver's installer could not build its kernel module with DKMS for this "
@@ -48,8 +51,13 @@ FAILURES = (
                 "softwareinst/instg/instg_0066.html (Dkms install failed)",
                 "official",
             ),
+            Source(
+                "a 910B driver 25.5.1 install record on openEuler 24.03 SP3 (kernel 6.6 defines "
+                "MIN and ALIGN_DOWN), index id 52668737407",
+                "report",
+            ),
         ),
-        hints=("fail",),
+        hints=("fail", "error"),
     ),
     Failure(
         id="driver-build-libelf",
@@ -75,28 +83,6 @@ FAILURES = (
             ),
         ),
         hints=("cannot",),
-    ),
-    Failure(
-        id="driver-install-not-root",
-        mode="driver",
-        component="driver",
-        # the driver's .run installer, started by a user other than root
-        patterns=(r"do not have root permission, operation failed, please use root permission",),
-        codes=(),
-        meaning="the driver's (or firmware's) .run installer was started without root: it "
-        "installs kernel modules and device files, which only root may",
-        causes=("the .run package run by a normal user, or through sudo -u another user",),
-        fix="run it as root (`sudo ./Ascend-hdk-<chip>-npu-driver_<version>.run --full`, "
-        "--install-for-all where the package asks); a non-root user runs the driver through "
-        "the HwHiAiUser group (--install-username/--install-usergroup)",
-        confirm="npu.driver",
-        sources=(
-            Source(
-                "hicann/driver docs/zh/FAQ.md@999c25d7406900c7c55e747bbc59a8817f8d5650 (问题二)",
-                "official",
-            ),
-        ),
-        hints=("fail",),
     ),
     Failure(
         id="driver-internal-error",
@@ -220,32 +206,6 @@ FAILURES = (
             ),
         ),
         hints=("not support", "fail"),
-    ),
-    Failure(
-        id="cann-install-driver-check",
-        mode="driver",
-        component="CANN installer",
-        # the toolkit's .run refusing to install over a driver it does not pair with
-        patterns=(r"install failed:? ?check driver compatibility failed",),
-        codes=(),
-        meaning="CANN's installer checked the NPU driver and refused: no driver is installed, "
-        "or the installed one is not one this CANN release pairs with",
-        causes=(
-            "no NPU driver on the host (a container or a machine without the HDK)",
-            "a driver older than the CANN release needs",
-        ),
-        fix="`npu-smi info` (no table: no driver); install the driver and firmware the CANN "
-        "release notes pair with it, then install CANN again (--force skips the check and "
-        "leaves a pair that does not work); `ampenv doctor --only npu.driver`",
-        confirm="npu.driver",
-        sources=(
-            Source(
-                "Huawei's one-case knowledge base, 'CANN package reports an incompatible driver' "
-                "(the public file index's id 54140408223)",
-                "official",
-            ),
-        ),
-        hints=("fail",),
     ),
     Failure(
         id="driver-install-incomplete",
@@ -474,70 +434,5 @@ FAILURES = (
             ),
         ),
         hints=("error", "is invalid"),
-    ),
-    Failure(
-        id="driver-install-devices-busy",
-        mode="driver",
-        component="driver",
-        # the installer's exitInstallInfo, printed (and logged) as it gives up
-        patterns=(r"The davinci nodes are occupied by some processes",),
-        codes=(),
-        meaning="the driver's installer (or uninstaller) stopped because processes still hold "
-        "the NPU's device files (/dev/davinci*, /dev/davinci_manager): it cannot unload the "
-        "kernel modules under them",
-        causes=(
-            "containers started with the devices (ascend_install.log: '/dev/davinci_manager "
-            "has used by docker')",
-            "a monitoring agent holding them (iBMA querying the NPUs during a FusionDirector "
-            "upgrade, npu-exporter, the device plugin) or a training process still running",
-            "vNPUs still created on the chips",
-        ),
-        fix="see who holds them: `lsof /dev/davinci* /dev/davinci_manager` (or `fuser -v "
-        "/dev/davinci*`) and /var/log/ascend_seclog/ascend_install.log; stop those containers "
-        "and agents (`docker stop`), destroy vNPUs (`npu-smi info -t info-vnpu -i ID -c CHIP`, "
-        "`npu-smi set -t destroy-vnpu ...`), then run the .run again (firmware first, then "
-        "driver) and reboot where it asks",
-        confirm="npu.driver",
-        sources=(
-            Source(
-                "the NPU driver's install script (exitInstallInfo), index id 37228783698",
-                "official",
-            ),
-            Source(f"{KB}, index id 54130089944 (FusionDirector upgrade, iBMA)", "official"),
-            Source("index id 4571034313 (a 310P note: docker containers and vNPUs)", "report"),
-        ),
-        hints=("error",),  # and its message, a key in the pass for "the "
-    ),
-    Failure(
-        id="install-user-changed",
-        mode="driver",
-        component="installer",
-        # (its key "the user and group are not", in the pass for "not ": a key with "same " would
-        # make that word a sixth key's and a pass of its own)
-        patterns=(r"The user and group are not\ssame\swith last installation",),
-        codes=(),
-        meaning="an installer (the driver's, or a CANN package's) refused to install over an "
-        "earlier installation made for another run user and group: it compares them with "
-        "the ones recorded at that install (/etc/ascend_install.info, or the package's "
-        "ascend_install.info)",
-        causes=(
-            "--install-username/--install-usergroup (or the user running it) differ from the "
-            "earlier install's",
-            "a component left installed by an earlier uninstall (aicpu under "
-            "/usr/local/Ascend/opp) keeps the old record",
-        ),
-        fix="install with the same run user and group as the earlier install (cat "
-        "/etc/ascend_install.info shows them), or uninstall everything first, leftovers "
-        "included (as root: /usr/local/Ascend/opp/aicpu/script/uninstall.sh), then install",
-        confirm=None,
-        sources=(
-            Source(
-                "the driver's and CANN packages' install scripts (ERR_NO:0x0095), index ids "
-                "1041882693, 36004516505",
-                "official",
-            ),
-            Source(f"{KB}, index id 54151010220 (aicpu left installed)", "official"),
-        ),
-        hints=("error",),
     ),
 )

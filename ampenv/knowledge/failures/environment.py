@@ -46,54 +46,6 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
-        id="cann-install-python",
-        mode="cann-env",
-        component="installer",
-        # the CANN package's installer, naming the Python versions it accepts
-        patterns=(
-            r"ERROR\]:?\s{0,3}There is no python3\.\d{1,2}(?:,\s?python3\.\d{1,2}){0,12}"
-            r" in the current",
-        ),
-        codes=(),
-        meaning="the CANN package's installer found no Python of the versions it supports as "
-        "python3 on PATH: the toolkit installs Python modules (te, op_compile_tool) for it",
-        causes=(
-            "python3 on PATH older or newer than the release supports (several Pythons "
-            "installed, or a system python3 of another version)",
-            "the supported Python built without its shared library, or off PATH and "
-            "LD_LIBRARY_PATH",
-        ),
-        fix="put a Python the release supports first on PATH (and its lib on "
-        "LD_LIBRARY_PATH), e.g. export PATH=/usr/local/python3.9/bin:$PATH; check with "
-        "`python3 --version` and `pip3 --version`; then run the installer again",
-        confirm="python.stack",
-        sources=(Source(f"{KB}, index id 54209651927 (CANN's Python check)", "official"),),
-        hints=("error",),
-    ),
-    Failure(
-        id="run-package-installed-twice",
-        mode="cann-env",
-        component="installer",
-        # an Ascend .run package's installer, finding its own package installed already
-        patterns=(r"run package is already installed, install failed",),
-        codes=(),
-        meaning="an Ascend .run package's installer refused to install: the same package is "
-        "installed already, and it does not install over itself",
-        causes=("a package installed before (by an image, an earlier setup, another user)",),
-        fix="uninstall the installed one first (its .run with --uninstall, or the "
-        "uninstall.sh under its install path's script folder), or use the package's "
-        "--upgrade where it has one; then install again",
-        confirm=None,
-        sources=(
-            Source(
-                "https://www.hiascend.com/forum/thread-0206101475787358003-1-1.html (an Atlas "
-                "200 module's RC setup guide: uninstall, then install again)",
-                "report",
-            ),
-        ),
-        hints=("fail",),
-    ),
-    Failure(
         id="acl-headers-not-found",
         mode="cann-env",
         component="acl",

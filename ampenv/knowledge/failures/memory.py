@@ -130,7 +130,11 @@ FAILURES = (
         mode="device-memory",
         component="MindIE",
         # MindIE LLM's warm-up with the service's largest sizes, before it serves
-        patterns=(r"Warmup failed, because of [\w ]{0,60}out of memory",),
+        patterns=(
+            r"Warmup failed, because of [\w ]{0,60}out of memory",
+            # its other wording, which names the sizes and npu_mem itself
+            r"Warmup failed\. This issue could be caused by setting both",
+        ),
         codes=(),
         meaning="MindIE's warm-up, which runs the largest request its configuration allows, ran "
         "out of device memory: the sizes in config.json (prefill tokens, batch size, sequence "
@@ -151,8 +155,13 @@ FAILURES = (
                 "warm-up; issue 3541)",
                 "maintainer",
             ),
+            Source(
+                "itove/ascend docs/src/errors.md, index id 57479240894 (maxIterTimes 77824 "
+                "lowered to 8192)",
+                "report",
+            ),
         ),
-        hints=("out of memory",),
+        hints=("out of memory", "fail"),
     ),
     Failure(
         id="npu-out-of-memory",

@@ -30,12 +30,12 @@ WEIGHTS = ("official", "maintainer", "report")
 SPECIFIC, CLASS, GENERIC = 0, 1, 2
 
 # A numeric runtime code in the contexts CANN and torch_npu print it in ("error code is 507035",
-# "runtime result = 507035", "failed: 507035", "ErrCode=107001", the ACL samples' "errorCode =
-# 507033"), never the same digits in a pid "(507033,python)", a thread id "]507033", a step
-# counter or a longer number.
+# "runtime result = 507035", "failed: 507035", "failed, return: 507035", "ErrCode=107001", the
+# ACL samples' "errorCode = 507033"), never the same digits in a pid "(507033,python)", a thread
+# id "]507033", a step counter or a longer number.
 STRONG_CONTEXT = (
     r"(?:\berror ?code(?: is ?:?|:| ?=)|failed, error code|runtime result =|errcode="
-    r"|failed ?:|failed with code|\bret is|with error"
+    r"|failed ?:|failed, return: ?|failed with code|\bret is|with error"
     # an ACL call's own "aclInit error code 107001" (only there: "returned error code N" was
     # never read, and CANN's runtime sample prints it for the failure it makes on purpose)
     r"|\bacl\w{2,60} error code (?=\d)"
