@@ -121,6 +121,9 @@ RELAYED = {
     "compose": "vllm-1  | ",
     "cri": "2026-01-02T03:04:05.123456789Z stderr F ",
     "journal": "Dec  5 02:13:20 node-1 python3[1234]: ",
+    "rsyslog": "<13>2026-01-02T03:04:05.123456+08:00 node-1 python3[1234]: ",
+    "nested": "2026-01-02T03:04:05.1Z stderr F 3: > ",
+    "compose-named-like-a-level": "warn-bot-1  | ",
 }
 # read by their shape from a line's start: npu-smi's table, msaicerr's conclusion block
 _SHAPED = {
@@ -155,6 +158,25 @@ def test_a_relays_name_is_not_a_level_column_nor_an_error() -> None:
         ("node-1: [INFO] ret=507035", True),
     ):
         assert quiet(line, line.index("507035")) is mention, line
+
+
+def test_spaces_of_other_code_points_read_as_spaces_escaped_too() -> None:
+    error = "ImportError: libhccl.so: cannot open shared object file: No such file or directory"
+    for space in ("\u00a0", "\u3000", "\u2009"):
+        typed = error.replace(" ", space)
+        for shape in (typed, json.dumps({"level": "error", "msg": typed}), html.escape(typed)):
+            assert failed(shape) == {"cann-not-sourced"}, shape
+        entity = error.replace(" ", f"&#{ord(space)};")
+        assert failed(entity) == {"cann-not-sourced"}, entity
+
+
+def test_a_screens_width_counts_an_ideographic_space_as_the_terminal_did() -> None:
+    # an 80-column copy whose first row holds U+3000 (two columns) and ends in "EE1"
+    head = "[ERROR] RUNTIME(1,python)\u3000" + "x" * 49 + " EE1"
+    assert _cols(head) == 80
+    text = "\n".join([head, "001: The argument is invalid.", "y" * 80, "z", "end"])
+    assert "EE1001" not in text
+    assert "cann-ee1001" in failed(text)
 
 
 def test_a_screens_lines_are_its_runs_of_full_rows_and_tables_are_not() -> None:

@@ -11,23 +11,28 @@ from itertools import islice
 from typing import Optional
 from unicodedata import east_asian_width
 
-# What a relay writes before each line it passes on: a quote's "> " (an issue, a mail), a
-# host or rank name (srun -l's "3: ", pdsh's and DeepSpeed's "node-1: "), mpirun's
-# "[1,0]<stderr>:", docker compose's "svc-1  | ", a container runtime's CRI record ("<RFC 3339
-# time> stderr F "), syslog's and journald's "Dec  5 02:13:20 host prog[pid]: ", a listing's
-# line number ("cat -n"). A name is never a level or an exception's ("ERROR    | " is loguru's
-# level column, "RuntimeError: " the error itself). (No leading space run: two in a row would
-# backtrack quadratically on a line of blanks.)
-_NOT_ERROR = (  # (a code's "EE9999: " or "ERR99999: " is an error's too)
-    r"(?![\w.-]*(?:ERROR|Error|Exception|Warning|WARN|FATAL|CRITICAL|(?i:error|warn)\b)"
-    r"|E[0-9A-Z]\d{4}\b|ERR\d{5}\b)"
+# What a relay writes before each line it passes on, nested a few deep: a quote's "> " (an
+# issue, a mail), a host or rank name (srun -l's "3: ", pdsh's and DeepSpeed's "node-1: "),
+# mpirun's "[1,0]<stderr>:", docker compose's "svc-1  | ", a container runtime's CRI record
+# ("<RFC 3339 time> stderr F "), syslog's and journald's "[<PRI>]Dec  5 02:13:20 [host]
+# prog[pid]: " (or an RFC 3339 time), a listing's line number ("cat -n"). A name is never an
+# exception's ("RuntimeError: "), a code's ("EE9999: ") or a level ("ERROR    | " is loguru's
+# level column; "error-1  | " is a service). (Bounded runs, no leading space run: unbounded
+# ones backtracked through a line of 16K quote marks at every level check.)
+_NOT_ERROR = (
+    r"(?![\w.-]{0,64}(?:ERROR|Error|Exception|Warning|WARN|FATAL|CRITICAL)\b"
+    r"|(?i:error|warn(?:ing)?|fatal|critical)(?![\w-])|E[0-9A-Z]\d{4}\b|ERR\d{5}\b)"
+)
+_QUOTES = r"(?:>[ \t]?){0,8}"
+_TIME = (
+    r"(?:[A-Z][a-z]{2}\s[\s\d]\d\s\d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT[\d:.]{8,20}(?:Z|[+-]\d\d:?\d\d))"
 )
 RELAY = (
-    rf"(?:>[ \t]?)*(?:{_NOT_ERROR}[\w.-]{{1,64}}(?::\s|\s+\|\s)"
+    rf"{_QUOTES}(?:(?:{_NOT_ERROR}[\w.-]{{1,64}}(?::\s|\s+\|\s)"
     r"|\[\d{1,5},\d{1,5}\]<std(?:out|err)>:"
-    r"|\d{4}-\d\d-\d\dT[\d:.]{8,20}(?:Z|[+-]\d\d:?\d\d)\s(?:stdout|stderr)\s[FP]\s"
-    r"|[A-Z][a-z]{2}\s[\s\d]\d\s\d\d:\d\d:\d\d\s[\w.-]{1,64}\s[\w./@-]{1,64}(?:\[\d{1,10}\])?:\s"
-    r"| {0,8}\d{1,7}[\t ])?"
+    rf"|{_TIME}\s(?:stdout|stderr)\s[FP]\s"
+    rf"|(?:<\d{{1,3}}>)?{_TIME}\s(?:[\w.-]{{1,64}}\s)?[\w./@-]{{1,64}}(?:\[\d{{1,10}}\])?:\s"
+    rf"| {{0,8}}\d{{1,7}}[\t ]){_QUOTES}){{0,3}}"
 )
 
 
@@ -45,7 +50,7 @@ def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
         r"|\d\d:\d\d:\d\d(?:[.,]\d{1,6})?)\S{0,6}\s*(?:[-|]\s*)?)?"
         # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not
         # a level or an exception's name ("ERROR - [INFO] ..." is an error's line)
-        r"(?:(?![\w.]*(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
+        r"(?:(?![\w.]{0,80}(?:ERROR|Error|Exception|FATAL|CRITICAL|WARN))[\w.\[\]:/-]{1,80}\s-\s)?"
         # a process, rank or thread prefix; MindIE writes four bracketed fields before its level
         r"(?:(?:\([^)\n]{0,80}\)|\[[^\]\n]{0,60}\]:?)\s*){0,5}"
         # the level: "[INFO]", "[ INFO ]", "[info]", "[INFO|trainer.py:1]", "(INFO)", "INFO ",
@@ -76,6 +81,8 @@ WARN_RECORD = _record_grammar("warn(?:ing)?", "40")
 # punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a
 # page's source), quotes and characters escaped by a JSON or repr string.
 _PLAIN = {0x2018: "'", 0x2019: "'", 0x201C: '"', 0x201D: '"'}
+# spaces of other code points, an escape's or an entity's (plain_spaces reads the bytes before)
+_PLAIN.update({c: " " for c in (0xA0, 0x3000, *range(0x2000, 0x200B), 0x202F)})
 _PLAIN.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
 _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: "：" reads ": "
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
@@ -84,20 +91,25 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 # and the charset selections tput writes ("\x1b(B", "\x1b)0")
 ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
 # The spaces a page or a typist puts where the program printed " ": a page's &nbsp; (copied
-# as U+00A0), an input method's ideographic space, typographic ones (U+2000-U+200A, U+202F)
-_SPACE = re.compile(rb"\xc2\xa0|\xe3\x80\x80|\xe2\x80[\x80-\x8a\xaf]")
-_SPACE_LEADS = (b"\xc2\xa0", b"\xe3\x80\x80", b"\xe2\x80")
+# as U+00A0), an input method's ideographic space. (Typographic ones, U+2000-U+200A, are read
+# as spaces on a line's decoding only: a text dense with them cost a regex 1.8x the scan.)
+_SPACES = (b"\xc2\xa0", b"\xe3\x80\x80")
 
 
-def as_printed(data: bytes) -> bytes:
-    """``data`` with what a terminal or a page added to the program's bytes taken off: colour
-    sequences (``\x1b[31mEI0006``) and spaces of other code points, which the hint words and
-    messages, written with plain spaces, would not find."""
-    if b"\x1b" in data:
-        data = ANSI.sub(b"", data)
-    # (isascii first: three byte searches of every piece cost a tenth of the scan)
-    if not data.isascii() and any(lead in data for lead in _SPACE_LEADS):
-        data = _SPACE.sub(b" ", data)
+def uncoloured(data: bytes) -> bytes:
+    """``data`` without the colour sequences a logger wrote (``\x1b[31mEI0006``): as a
+    terminal showed it."""
+    return ANSI.sub(b"", data) if b"\x1b" in data else data
+
+
+def plain_spaces(data: bytes) -> bytes:
+    """``data`` with spaces of other code points as plain ones, which the hint words and
+    messages, written with plain spaces, find."""
+    if data.isascii():  # (first: byte searches of every piece cost a tenth of the scan)
+        return data
+    for space in _SPACES:  # (a replace, not a regex: 64 MiB of U+00A0 took 9 s in one)
+        if space in data:
+            data = data.replace(space, b" ")
     return data
 
 
@@ -308,6 +320,21 @@ def screen_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
         run = 0
 
 
+def screen_lines_of(shown: bytes, data: bytes) -> list[tuple[int, int, list[bytes]]]:
+    """``screen_lines`` of ``shown``, the text as the terminal showed it (an ideographic space
+    two columns wide), with each line's end and rows in ``data``, the same lines with plain
+    spaces (``plain_spaces``)."""
+    found = list(screen_lines(shown))
+    if shown is data or not found:
+        return found
+    ends = [m.start() for m in re.finditer(rb"\n", data)]
+    return [
+        (index, ends[last] if last < len(ends) else len(data), [plain_spaces(r) for r in rows])
+        for index, _, rows in found
+        for last in (index + len(rows) - 1,)
+    ]
+
+
 def _columns(line: bytes) -> int:
     """The screen columns ``line`` fills: a wide (CJK) character takes two."""
     return sum(2 if east_asian_width(c) in "WF" else 1 for c in line.decode("utf-8", "replace"))
@@ -456,7 +483,9 @@ def shows_failure(data: bytes) -> bool:
     """Whether the end of ``data`` shows a process that died (a record an INFO/DEBUG mark makes
     a mention, and an exception Python ignored, are none)."""
     tail = data[-DEATH_TAIL:]
-    tail = as_printed(tail)  # "\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured
+    tail = plain_spaces(
+        uncoloured(tail)
+    )  # "\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured
     for marker in _DEATH_MARKERS:
         at = tail.find(marker)
         while at >= 0:

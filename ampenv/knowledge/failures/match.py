@@ -25,19 +25,20 @@ from ampenv.knowledge.failures.lines import (
     DEATH_TAIL,
     EXCERPT,
     WINDOW,
-    as_printed,
     continued,
     frame_above,
     line_at,
     plain,
+    plain_spaces,
     quiet,
     record,
     record_parts,
     rows_above,
     said,
-    screen_lines,
+    screen_lines_of,
     shows_failure,
     trim,
+    uncoloured,
     window,
 )
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure, TextFacts, judged
@@ -248,7 +249,8 @@ class Scanner:
         return True
 
     def _feed(self, data: bytes, name: str, first_line: int, screen: bool) -> None:
-        data = as_printed(data)
+        shown = uncoloured(data)  # as a terminal showed it: its screen's widths
+        data = plain_spaces(shown)
         low = data.lower()
         # window key -> (line start, line end, window centre, hints): a line is one window; a
         # long one (a log of progress-bar CRs) one around each hint's first hit and one around
@@ -298,7 +300,7 @@ class Scanner:
             at = low.find(hint)
             while at >= 0:
                 at = low.find(hint, add(at, hint))
-        wrapped = list(screen_lines(data)) if screen and spans else []
+        wrapped = screen_lines_of(shown, data) if screen and spans else []
         above = rows_above(data, wrapped)
         number, counted, line_of, said = first_line, 0, -1, set()
         for key in sorted(spans):
