@@ -15,6 +15,7 @@ from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
 from ampenv.knowledge.failures.ge_status import FAMILY_ENTRY as GE_STATUS
+from ampenv.knowledge.failures.gpu_code import FAILURES as GPU_CODE
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
 from ampenv.knowledge.failures.inference_tools import FAILURES as INFERENCE_TOOLS
@@ -32,6 +33,7 @@ from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 NAMED: tuple[Failure, ...] = (
     *ENVIRONMENT,
     *TORCH_NPU,
+    *GPU_CODE,
     *CANN_PAIRING,
     *CONTAINERS,
     *DRIVER,

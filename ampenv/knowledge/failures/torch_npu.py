@@ -491,36 +491,6 @@ FAILURES = (
         hints=("cannot",),
     ),
     Failure(
-        id="cuda-call-on-npu",
-        mode="torch-pairing",
-        component="torch_npu",
-        patterns=(r"Torch not compiled with CUDA enabled",),
-        codes=(),
-        meaning="the code asked for CUDA on an NPU node: a torch.cuda call, a 'cuda' device, or "
-        "a bare device number that torch reads as a CUDA device",
-        causes=(
-            "code written for GPUs run without its NPU port (torch.cuda.*, .cuda(), device='cuda')",
-            "a device given as an int where torch_npu needs 'npu:<id>'",
-        ),
-        fix="import torch_npu and `from torch_npu.contrib import transfer_to_npu` at the top of "
-        "the entry script (it maps torch.cuda calls and 'cuda' devices to the NPU), or pass "
-        "device='npu:<id>' / torch.npu.* explicitly",
-        confirm="python.stack",
-        sources=(
-            Source(
-                "Ascend/pytorch torch_npu/contrib/transfer_to_npu.py, "
-                "github.com/Ascend/pytorch@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
-                "official",
-            ),
-            Source(
-                "wangshuai09/Notebook QA/Error.md@1dde65b641956f59535106ab12f2e63d8ccfde94"
-                " (a device given as an int)",
-                "report",
-            ),
-        ),
-        hints=("err",),
-    ),
-    Failure(
         id="cuda-build-installed",
         mode="torch-pairing",
         component="torch",

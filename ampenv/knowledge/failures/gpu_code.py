@@ -1,0 +1,113 @@
+"""Code written for GPUs run on an NPU node: CUDA asked for by name, apex's CUDA extensions,
+a library's device check that knows CUDA only."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+FAILURES = (
+    Failure(
+        id="cuda-call-on-npu",
+        mode="torch-pairing",
+        component="torch_npu",
+        patterns=(r"Torch not compiled with CUDA enabled",),
+        codes=(),
+        meaning="the code asked for CUDA on an NPU node: a torch.cuda call, a 'cuda' device, or "
+        "a bare device number that torch reads as a CUDA device",
+        causes=(
+            "code written for GPUs run without its NPU port (torch.cuda.*, .cuda(), device='cuda')",
+            "a device given as an int where torch_npu needs 'npu:<id>'",
+        ),
+        fix="import torch_npu and `from torch_npu.contrib import transfer_to_npu` at the top of "
+        "the entry script (it maps torch.cuda calls and 'cuda' devices to the NPU), or pass "
+        "device='npu:<id>' / torch.npu.* explicitly",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/contrib/transfer_to_npu.py, "
+                "github.com/Ascend/pytorch@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+            Source(
+                "wangshuai09/Notebook QA/Error.md@1dde65b641956f59535106ab12f2e63d8ccfde94"
+                " (a device given as an int)",
+                "report",
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
+        id="apex-cuda-extension",
+        mode="torch-pairing",
+        component="apex",
+        # NVIDIA apex's CUDA extensions (its setup.py --cuda_ext), imported by apex's fused
+        # layers and optimizers or by code written for them
+        patterns=(
+            r"No module named \\?['\"]?(?:amp_C|apex_C|syncbn|fused_layer_norm_cuda|mlp_cuda"
+            r"|fused_dense_cuda|fused_adam_cuda|fused_lamb_cuda"
+            r"|scaled_(?:upper_triang_)?masked_softmax_cuda)(?![\w])",
+        ),
+        codes=(),
+        meaning="code imported one of NVIDIA apex's CUDA extensions (FusedLayerNorm's "
+        "fused_layer_norm_cuda, amp_C's multi-tensor kernels, FusedAdam's): apex builds them "
+        "with CUDA only, and on an NPU node there are none",
+        causes=(
+            "code written for apex on GPUs (FusedLayerNorm, FusedAdam, apex's multi-tensor "
+            "scaling) run on NPUs",
+            "apex installed without its extensions (pip install apex, or sources built "
+            "without --cuda_ext)",
+        ),
+        fix="use the NPU's own layers in their place: torch.nn.LayerNorm for FusedLayerNorm, "
+        "torch.optim.AdamW or torch_npu.optim.NpuFusedAdamW for FusedAdam; for mixed "
+        "precision use torch.autocast('npu') with torch.npu.amp.GradScaler, Ascend's apex "
+        "built for NPUs, or `from ampenv import amp` (apex's amp.initialize and "
+        "amp.scale_loss on any device)",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "NVIDIA/apex setup.py (its CUDAExtension names), index id 2055547312", "official"
+            ),
+            Source(
+                "Ascend/ModelZoo-PyTorch PyTorch/contrib/nlp/Bertsum_for_PyTorch/README.md, index "
+                "id 33195233428 (FusedLayerNorm replaced by torch.nn.LayerNorm)",
+                "official",
+            ),
+        ),
+        hints=("no module named",),
+    ),
+    Failure(
+        id="transformers-fp16-cuda-only",
+        mode="dtype",
+        component="transformers",
+        # TrainingArguments' device check of a release that knew no NPU; later releases say
+        # "can only be used on CUDA or NPU devices"
+        patterns=(
+            r"ValueError: FP16 Mixed precision training with AMP or APEX \(`--fp16`\)"
+            r"[^\n]{0,200}? can only be used on CUDA devices\.",
+        ),
+        codes=(),
+        meaning="transformers refused --fp16 on the NPU: its TrainingArguments of this release "
+        "allows fp16 mixed precision on CUDA devices only (releases that know NPUs name them "
+        "in the same check)",
+        causes=(
+            "a transformers release older than its NPU support, pinned by the model's requirements",
+        ),
+        fix="install a transformers release whose check admits NPUs (its message then reads "
+        "'CUDA or NPU devices'), within what the model supports; where the pin must stay, the "
+        "model's FAQ patches the device check in transformers/training_args.py",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "huggingface/transformers src/transformers/training_args.py (the check naming "
+                "NPU devices), index id 33148240859",
+                "official",
+            ),
+            Source(
+                "Ascend ModelZoo-PyTorch PyTorch/built-in/foundation/ChatGLM2-6B/README.md FAQ 7 "
+                "(a fork's copy), index id 52761746312",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+)
