@@ -398,40 +398,6 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
-        id="extension-older-than-python",
-        mode="cann-pairing",
-        component="python",
-        # Python 3.10 refuses a C extension's "#" formats unless it was built with
-        # PY_SSIZE_T_CLEAN: an extension written for 3.9 or older
-        patterns=(r"SystemError: PY_SSIZE_T_CLEAN macro must be defined for '#' formats",),
-        codes=(),
-        meaning="a C extension built for Python 3.9 or older runs on Python 3.10 or newer, which "
-        "refuses its argument formats: the package (an old CANN's te/tbe or acl module, an "
-        "old framework's) is older than this Python",
-        causes=(
-            "a CANN release older than the Python it runs under supports (CANN 7.0 under "
-            "Python 3.10)",
-            "a framework or plugin wheel built for an older Python",
-        ),
-        fix="install the release of the package built for this Python (a CANN whose release "
-        "notes list it, with the driver that CANN pairs with), or run it under the Python it "
-        "supports (a 3.9 or older environment)",
-        confirm="python.stack",
-        sources=(
-            Source(
-                "https://docs.python.org/3.10/whatsnew/3.10.html (PY_SSIZE_T_CLEAN required "
-                "for # formats, bpo-40943)",
-                "official",
-            ),
-            Source(
-                "https://github.com/BytePioneer-AI/PaddleOCR-NPU/issues/10 (CANN 7.0.1 under "
-                "Python 3.10 on a 910A; gone with CANN 8.1.RC1)",
-                "report",
-            ),
-        ),
-        hints=("error",),
-    ),
-    Failure(
         id="op-prototype-mismatch",
         mode="cann-pairing",
         component="aclnn",

@@ -4,6 +4,7 @@ a library's device check that knows CUDA only."""
 from __future__ import annotations
 
 from ampenv.knowledge.failures.model import Failure, Source
+from ampenv.knowledge.failures.python_api import unhandled
 
 FAILURES = (
     Failure(
@@ -41,13 +42,18 @@ FAILURES = (
         mode="torch-pairing",
         component="apex",
         # NVIDIA apex's CUDA extensions (its setup.py --cuda_ext), imported by apex's fused
-        # layers and optimizers or by code written for them
+        # layers and optimizers or by code written for them; not where apex warns and falls
+        # back to Python ("Using Python fallback. Original ImportError was: ...")
         patterns=(
-            r"No module named \\?['\"]?(?:amp_C|apex_C|syncbn|fused_layer_norm_cuda|mlp_cuda"
-            r"|fused_dense_cuda|fused_adam_cuda|fused_lamb_cuda"
-            r"|scaled_(?:upper_triang_)?masked_softmax_cuda)(?![\w])",
+            # (not a page's `No module named 'x'` in backticks, a doc naming the error; not
+            # what apex's warnings recount as they fall back, read off a screen's row too:
+            # 'Original ImportError was: ModuleNotFoundError("No ...', 'the cuda backend was: No')
+            r"(?<!`)(?<!\([\"'])(?<!was: )(?<!was:  )No module named \\?['\"]?"
+            r"(?:amp_C|syncbn|fused_layer_norm_cuda|mlp_cuda|fused_dense_cuda|fused_adam_cuda|fused_lamb_cuda|fused_weight_gradient_mlp_cuda"
+            r"|scaled_(?:upper_triang_)?(?:masked_)?softmax_cuda)(?![\w])",
         ),
         codes=(),
+        judge=unhandled,
         meaning="code imported one of NVIDIA apex's CUDA extensions (FusedLayerNorm's "
         "fused_layer_norm_cuda, amp_C's multi-tensor kernels, FusedAdam's): apex builds them "
         "with CUDA only, and on an NPU node there are none",

@@ -175,7 +175,9 @@ FAILURES = (
         # its scripts call
         patterns=(
             r"ERR_NO:0x0091;?\s?(?:ERR_DES:\s?)?HwHiAiUser not exists",
-            r"\[Driver\] \[ERROR\] The list of missing tools:",
+            # (the installer's "[Driver] [<time>] [ERROR]The list of missing tools: lspci,"; a
+            # guide's comment quoting it without its "[Driver]" is no run of it)
+            r"\[Driver\][^\n]{0,80}?\[ERROR\]\s?The list of missing tools:",
         ),
         codes=(),
         meaning="the driver's installer stopped before installing: a prerequisite is missing, "

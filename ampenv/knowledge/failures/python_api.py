@@ -33,18 +33,19 @@ MODULE = r"(?=(?P<mod>[\w.]{1,120}))(?P=mod)"
 # was not. A private segment ('vllm._C') or an extension's name ('vllm_ascend.vllm_ascend_C')
 # is a compiled module not built or not found, which says nothing of a release's API.
 DOTTED = r"(?=(?P<dotted>(?:[A-Za-z]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}))(?P=dotted)(?<!_C)"
-# A program saying it goes on without what it failed to import, pytest skipping a test that
+# A program saying it goes on without what it failed to import (apex's "Using Python
+# fallback", and on its own line "Original ImportError was: ..."), pytest skipping a test that
 # needs it (unless an exception it raised says so first: transformers' "RuntimeError: Failed to
 # import transformers.trainer ...")
 GOES_ON = re.compile(
-    r"\b(?:failed to|could not) import\b|\bignor\w{0,3} import error|\bfall(?:ing)? back\b"
-    r"|\bskipped\b",
+    r"\b(?:failed to|could not) import\b|\bignor\w{0,3} import error|\bfall(?:ing)? ?back\b"
+    r"|\bskipped\b|\bOriginal ImportError was\b",
     re.I,
 )
 RAISED = re.compile(r"\b\w{1,60}(?:Error|Exception):")
 
 
-def _unhandled(m: re.Match[str]) -> bool:
+def unhandled(m: re.Match[str]) -> bool:
     """Whether the line of ``m`` is a failure, not a program logging one and going on."""
     if below_error(m.string, m.start()):
         return False
@@ -129,7 +130,7 @@ FAILURES: tuple[Failure, ...] = (
         hints=("error", "no attribute", "cannot", "no module named"),
         rank=CLASS,
         fallback=True,
-        judge=_unhandled,
+        judge=unhandled,
     ),
     Failure(
         id="python-module-shadowed",
@@ -183,6 +184,6 @@ FAILURES: tuple[Failure, ...] = (
         hints=("no module named", "cannot", "no attribute"),
         rank=CLASS,
         fallback=True,
-        judge=_unhandled,
+        judge=unhandled,
     ),
 )
