@@ -49,7 +49,8 @@ FAILURES = (
             # what apex's warnings recount as they fall back, read off a screen's row too:
             # 'Original ImportError was: ModuleNotFoundError("No ...', 'the cuda backend was: No')
             r"(?<!`)(?<!\([\"'])(?<!was: )(?<!was:  )No module named \\?['\"]?"
-            r"(?:amp_C|syncbn|fused_layer_norm_cuda|mlp_cuda|fused_dense_cuda|fused_adam_cuda|fused_lamb_cuda|fused_weight_gradient_mlp_cuda"
+            r"(?:amp_C|syncbn|fused_layer_norm_cuda|mlp_cuda|fused_dense_cuda|fused_adam_cuda"
+            r"|fused_lamb_cuda|fused_weight_gradient_mlp_cuda"
             r"|scaled_(?:upper_triang_)?(?:masked_)?softmax_cuda)(?![\w])",
         ),
         codes=(),
@@ -85,10 +86,10 @@ FAILURES = (
         id="transformers-fp16-cuda-only",
         mode="dtype",
         component="transformers",
-        # TrainingArguments' device check of a release that knew no NPU; later releases say
-        # "can only be used on CUDA or NPU devices"
+        # TrainingArguments' device check of a release that knew no NPU (older ones began
+        # "Mixed precision training ..."); later releases say "... on CUDA or NPU devices"
         patterns=(
-            r"ValueError: FP16 Mixed precision training with AMP or APEX \(`--fp16`\)"
+            r"ValueError: (?:FP16 )?Mixed precision training with AMP or APEX \(`--fp16`\)"
             r"[^\n]{0,200}? can only be used on CUDA devices\.",
         ),
         codes=(),

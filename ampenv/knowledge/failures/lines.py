@@ -483,9 +483,8 @@ def shows_failure(data: bytes) -> bool:
     """Whether the end of ``data`` shows a process that died (a record an INFO/DEBUG mark makes
     a mention, and an exception Python ignored, are none)."""
     tail = data[-DEATH_TAIL:]
-    tail = plain_spaces(
-        uncoloured(tail)
-    )  # "\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured
+    # ("\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured)
+    tail = plain_spaces(uncoloured(tail))
     for marker in _DEATH_MARKERS:
         at = tail.find(marker)
         while at >= 0:
