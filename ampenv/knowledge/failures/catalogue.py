@@ -28,6 +28,7 @@ from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUT
 from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
+from ampenv.knowledge.failures.rendezvous import FAILURES as RENDEZVOUS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
 NAMED: tuple[Failure, ...] = (
@@ -47,6 +48,7 @@ NAMED: tuple[Failure, ...] = (
     *INFERENCE_TOOLS,
     *MEDIA,
     *HCCL,
+    *RENDEZVOUS,
     *HCCL_CHECKS,
     *COMPILER,
     *CONVERSION,

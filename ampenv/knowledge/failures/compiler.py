@@ -236,10 +236,17 @@ FAILURES = (
             "framework's switch to the binaries is the workaround (torch_npu: "
             "torch_npu.npu.set_compile_mode(jit_compile=False); PaddleCustomDevice: "
             "FLAGS_npu_jit_compile=false)",
+            "the reverse: a binary (dynamic-shape) build the operator does not support ('not "
+            "support input size's shape [-1]'), which compiles for static shapes with "
+            "jit_compile=True (Ascend/pytorch#52)",
+            "the compiler's temporary directory unusable: a relative TMPDIR ('dir path is "
+            "invalid', EB0500; GPT-SoVITS's port notes: an absolute TMPDIR)",
         ),
-        fix=CLEAR_CACHES + "; if it stays, use the prebuilt kernels instead of compiling "
-        "online (torch_npu.npu.set_compile_mode(jit_compile=False), PaddleCustomDevice's "
-        "FLAGS_npu_jit_compile=false) or cast a float64 input to float32",
+        fix=CLEAR_CACHES + "; if it stays, switch the compile mode: the prebuilt kernels "
+        "instead of compiling online (torch_npu.npu.set_compile_mode(jit_compile=False), "
+        "PaddleCustomDevice's FLAGS_npu_jit_compile=false), or jit_compile=True where the "
+        "message refuses a dynamic shape ([-1], [-2]); cast a float64 input to float32; "
+        '"dir path is invalid": an absolute TMPDIR',
         confirm="cache.stale",
         sources=(
             Source(FACTS + " §6 (inference: cache dirs built by another CANN go stale)", "report"),
@@ -257,6 +264,8 @@ FAILURES = (
                 "Ascend/msmodelslim docs/zh/support/faq.md (InplaceIndexAdd: jit_compile=False)",
                 "official",
             ),
+            Source("https://github.com/Ascend/pytorch/issues/52 (jit_compile=True)", "report"),
+            Source("index id 48332022139 (GPT-SoVITS on NPUs: a relative TMPDIR)", "report"),
         ),
         hints=("fail", "error"),
         rank=CLASS,

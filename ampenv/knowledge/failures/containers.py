@@ -463,8 +463,10 @@ FAILURES = (
         causes=(
             "another process holds the device's memory (EL0004 next to it)",
             "the device is faulty (dmesg: device(N) is not working)",
-            "the driver or firmware not installed properly (ais_bench's FAQ: `Failed to open "
-            "device,retCode=0x7020014`; reinstall the HDK this CANN needs and reboot)",
+            "the driver or firmware not installed properly, or the two of different HDK "
+            "releases (ais_bench's FAQ: `Failed to open device,retCode=0x7020014`; the case "
+            "library: 500000 at torch_npu's Initialize; install the HDK pair this CANN needs "
+            "and reboot)",
             "the OPP package was rejected (E30006 next to it)",
             "the driver does not match the CANN release (EL0002 'device ID is invalid' next to "
             "it, with every id)",
@@ -474,8 +476,9 @@ FAILURES = (
         ),
         fix="`npu-smi info` and `fuser -v /dev/davinci*`: stop the holder; if dmesg shows "
         "`device(N) is not working`, drain the node; in a container use ids 0..n-1 over the "
-        "NPUs passed in; if no process holds it, check that the driver is one this CANN "
-        "supports: `ampenv doctor --only npu.driver,cann.toolkit`",
+        "NPUs passed in; if no process holds it, check that the driver and firmware are one "
+        "pair this CANN supports: `npu-smi info -t board -i <id>`, "
+        "`ampenv doctor --only npu.driver,cann.toolkit`",
         confirm="npu.devices",
         sources=(
             Source(

@@ -163,13 +163,6 @@ E_CODES: dict[str, tuple[str, str, str]] = {
         "check the network ports between the two devices (hccn_tool -i <id> -link -g) and "
         "whether the peer process exited first",
     ),
-    "EI0015": (
-        "Ranktable_Detect_Failed",
-        "collecting the cluster from the root info failed: a rank did not create the "
-        "communicator, or the host network cannot reach the root",
-        "check every rank creates the communicator; the host network to the root node; "
-        "HCCL_SOCKET_IFNAME on every node; raise HCCL_CONNECT_TIMEOUT for slow starts",
-    ),
     "EI0016": ("Config_Error", "an HCCL configuration value is invalid", ""),
     "EI0017": ("Config_Error_Ranktable", "a field is missing from the ranktable", ""),
     "EJ0004": ("Invalid_Argument_IP_Address", "an IP address HCCP was given is invalid", ""),

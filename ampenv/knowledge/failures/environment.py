@@ -423,7 +423,8 @@ FAILURES = (
         mode="cann-env",
         component="torch_npu",
         patterns=(
-            r"AclSetCompileopt\(aclCompileOpt::ACL_PRECISION_MODE[^\n]{0,80}error code is 500001",
+            r"AclSetCompileopt\((?:aclCompileOpt::)?ACL_PRECISION_MODE[^\n]{0,80}error code "
+            r"(?:is )?500001",
             # the same failure in an issue's title, the call's arguments left out
             r"NPU function error: at_npu::native::AclSetCompileopt(?!\()",
         ),
@@ -436,11 +437,14 @@ FAILURES = (
             "CANN without the platform file of this chip (an EH9999 / SocVersion line next to it)",
             "a CANN older than the torch_npu installed (an image whose CANN is not the one its "
             "torch_npu was built for)",
+            "a TMPDIR too long for a Unix socket's path (107 bytes), through which the "
+            "compiler's processes meet (a 910B port's notes: GEInitialize failed next to it)",
         ),
         fix='python -c "import numpy; print(numpy.__version__)": pip install "numpy<2" where this '
         "CANN predates numpy 2; pip install decorator sympy cffi protobuf attrs pyyaml pathlib2 "
         "scipy requests psutil absl-py; then the E-code in the plog names what is left; if it "
-        "stays, install the CANN the torch_npu release is paired with",
+        "stays, install the CANN the torch_npu release is paired with; a long TMPDIR: "
+        "export TMPDIR=/tmp",
         confirm="python.stack",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/pull/472 (numpy<2)", "maintainer"),
@@ -450,6 +454,7 @@ FAILURES = (
                 "manual's)",
                 "report",
             ),
+            Source("index id 71588181900 (HeatmapVLN on a 910B: a long TMPDIR)", "report"),
         ),
         hints=("error",),
         rank=CLASS,

@@ -243,12 +243,14 @@ FAILURES = (
             # ... and a rank's side of it: it never reached the root's host NIC and port
             r"topo ?exchange agent get socket timeout",
         ),
-        codes=(),
-        meaning="creating the HCCL communicator from the root info failed; the E-code lines next "
-        "to it and HCCL's return code say why (1 parameter, 2 null pointer, 4 internal, "
-        "7 unavailable, 9 timeout, 11/12 TCP/RoCE connect, 19 network)",
+        codes=("EI0015",),
+        meaning="creating the HCCL communicator from the root info failed (EI0015: no rank "
+        "reached the root); the E-code lines next to it and HCCL's return code say why "
+        "(1 parameter, 2 null pointer, 4 internal, 7 unavailable, 9 timeout, 11/12 TCP/RoCE "
+        "connect, 19 network)",
         causes=(
-            "a rank unreachable or dead at init (HCCL_IF_IP, ports)",
+            "a rank that never created the communicator, or unreachable or dead at init (the "
+            "host network to the root, HCCL_IF_IP, ports)",
             "the launch configuration: world size, ranks per node, master address or device ids "
             "not agreeing between nodes (return code 1; vllm-ascend#11542 maintainer asked for "
             "the launch script)",
@@ -257,9 +259,14 @@ FAILURES = (
             "device id mapping errors",
             "the host NIC port HCCL listens on already taken by another job on this host "
             "(EJ0003 next to it: see hccl-port-in-use)",
+            "the NPUs still held by the processes of a killed or earlier job, or by workers "
+            "started before it (`npu-smi info` lists them; two reports: EI0015 after a kill -9, "
+            "error 15 with vLLM's workers holding the cards)",
         ),
-        fix="read the E-code after it and HCCL's return code; check the launch script (world "
-        "size, ranks per node, master address) and HCCL_IF_IP / HCCL_SOCKET_IFNAME, "
+        fix="read the E-code after it and HCCL's return code; end the processes `npu-smi info` "
+        "lists on the job's NPUs; check the launch script (world size, ranks per node, master "
+        "address) and HCCL_IF_IP / HCCL_SOCKET_IFNAME (raise HCCL_CONNECT_TIMEOUT for slow "
+        "starts), "
         "`ampenv doctor --only env.hccl`; then test HCCL alone with CANN's hccl_test "
         "(all_reduce_test) on the same devices",
         confirm="env.hccl",
@@ -281,56 +288,11 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/3196", "report"),
+            Source("index id 58511660259 (LoRA notes: EI0015 after a kill -9)", "report"),
+            Source("index id 56171010235 (PyPTO notes: workers holding the cards)", "report"),
         ),
         hints=("error", "fail"),
         rank=CLASS,
-    ),
-    Failure(
-        id="dist-store-unreachable",
-        mode="hccl",
-        component="torch.distributed",
-        # c10d's client: "The client socket has timed out after 1800000ms while trying to
-        # connect to (10.0.0.1, 38321)": the rendezvous store HCCL's root info goes through
-        patterns=(r"The client socket has timed out after \d{1,10}ms while trying to connect to",),
-        codes=(),
-        meaning="a rank could not reach torch.distributed's store (MASTER_ADDR:MASTER_PORT), "
-        "through which the ranks exchange HCCL's root info",
-        causes=(
-            "an address this worker cannot reach advertised for the master (Ray's node IP on "
-            "another NIC, a container's internal address)",
-            "the port closed by a firewall, or the master not started (or already gone)",
-        ),
-        fix="from the failing node try the address and port the line names (`nc -zv ADDR "
-        "PORT`); set MASTER_ADDR to the master's reachable address (Ray: `ray start "
-        "--node-ip-address=<reachable IP>`), pin the NICs (GLOO_SOCKET_IFNAME, "
-        "HCCL_SOCKET_IFNAME) and open the port",
-        confirm="dist.allreduce",
-        sources=(Source("https://github.com/verl-project/verl/issues/849", "report"),),
-        hints=("timeout",),
-    ),
-    Failure(
-        id="master-port-in-use",
-        mode="hccl",
-        component="torch.distributed",
-        patterns=(
-            r"The server socket has failed to (?:bind to|listen on)[^\n]{0,160}"
-            r"(?:Address already in use|any local network address)",
-        ),
-        codes=(),
-        meaning="the rendezvous port (torchrun's MASTER_PORT) is taken on this host: a leftover "
-        "process of an earlier job, or another job, holds it",
-        causes=("a process of an interrupted job still alive", "two jobs on one MASTER_PORT"),
-        fix="find and end the holder (`ss -ltnp | grep :<port>`), or start with another "
-        "MASTER_PORT / --master_port",
-        confirm=None,
-        sources=(
-            Source(
-                "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/"
-                "port_number_distributed_task_in_use.md@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
-                "official",
-            ),
-        ),
-        hints=("fail",),
     ),
     Failure(
         id="hccl-port-in-use",
