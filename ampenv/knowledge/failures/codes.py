@@ -349,9 +349,9 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             # slower)
             anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error|\)(?<=\(E[0-9A-Z]\d{4}\))"
             r"| (?=[A-Z][A-Za-z0-9]{0,30}_[A-Za-z])"
-            # the dict form's closing quote and the next key's, as printed, curled or escaped
-            # for HTML (a bytes regex: ’ is its bytes)
-            "|(?:'|\u2019|&#x?27;|&#39;)(?=(?:, ?|\uff0c)(?:'|\u2019|&#)))",
+            # the dict form's closing quote and the next key's, as printed, curled, escaped
+            # for HTML or by a repr (a bytes regex: ’ is its bytes)
+            "|\\\\?(?:'|\u2019|&#x?27;|&#39;)(?=(?:, ?|\uff0c)(?:\\\\?'|\u2019|&#)))",
             following=3,
             # CANN's newer title form, "Communication_Error_Bind_IP_Port(EI0020)": a title of
             # words joined by "_" before the code in brackets, or after it ("EL0005

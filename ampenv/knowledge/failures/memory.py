@@ -585,6 +585,38 @@ FAILURES = (
         hints=("sleep mode freed", "not compatible"),
     ),
     Failure(
+        id="vllm-profiling-memory-changed",
+        mode="device-memory",
+        component="vllm",
+        # vLLM's check at start-up: "Error in memory profiling. Initial free memory 58247258112,
+        # current free memory 58247516160. This happens when the NPU memory was not properly ..."
+        patterns=(
+            r"Error in memory profiling\. Initial free memory [\d.]{1,20}(?: ?[GM]iB)?, "
+            r"current free memory",
+        ),
+        codes=(),
+        meaning="vLLM measures the device's free memory before and after its profiling run; it "
+        "grew meanwhile, so another user of the same NPU freed memory while vLLM started and "
+        "its KV-cache budget cannot be trusted (free memory rose: not an out-of-memory)",
+        causes=(
+            "training colocated on the same NPUs (a GRPO / RL trainer's actor or reference "
+            "model) releasing memory while the rollout engine starts",
+            "another vLLM instance or a job on the device being torn down at the same moment",
+        ),
+        fix="start vLLM when the device's memory is quiet: free the trainer's memory first "
+        "(gc.collect(); torch.npu.empty_cache()) and start the engines one at a time; under "
+        "colocation use the trainer's sleep-mode options; vLLM releases with "
+        "kv_cache_memory_bytes skip the profiling",
+        confirm=None,
+        sources=(
+            Source("https://github.com/modelscope/ms-swift/issues/3241", "report"),
+            Source("index id 57553763272 (a colocated RL run's notes)", "report"),
+            Source("index id 55183006487 (a sibling torn down while profiling)", "report"),
+            Source("index id 60330346658 (kv_cache_memory_bytes skips the check)", "report"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="vllm-ascend-nz-in-rl",
         mode="allocator",
         component="vllm-ascend",

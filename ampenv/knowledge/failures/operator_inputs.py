@@ -181,6 +181,32 @@ FAILURES = (
         hints=("err",),
     ),
     Failure(
+        id="device-used-before-set",
+        mode="visible-devices",
+        component="torch_npu",
+        # torch_npu 1.x's stream lookup: "Could not compute stream ID for 0x... on device -1"
+        patterns=(r"Could not compute stream ID for \S{1,40} on device -1\b",),
+        codes=(),
+        meaning="NPU work ran before the program set its device, so torch_npu opened device 0 "
+        "by itself; the set_device to another NPU afterwards is not supported, and its stream "
+        "belongs to no device (-1)",
+        causes=(
+            "set_device called after the first NPU computation (a backward, a tensor moved to "
+            "'npu' before it), not at the start of the program",
+        ),
+        fix="call torch_npu.npu.set_device('npu:<id>') (per rank: its local rank) first in "
+        "main, before any tensor, model or backward touches the NPU",
+        confirm=None,
+        sources=(
+            Source(
+                "https://hiascend.com/doc_center/source/zh/canncommercial/700/modeldevpt/ptmigr/"
+                "AImpug_000154.html",
+                "official",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own, found by the "not " pass)
+    ),
+    Failure(
         id="cpu-fallback-cannot-resize",
         mode="core-exception",
         component="torch_npu",
