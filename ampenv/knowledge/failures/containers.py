@@ -73,6 +73,32 @@ FAILURES = (
         hints=("fail", "error"),
     ),
     Failure(
+        id="volcano-not-installed",
+        mode="container-devices",
+        component="volcano",
+        # MindCluster's Ascend Operator watching Volcano's jobs: "Failed to watch *v1alpha1.Job:
+        # the server could not find the requested resource (get jobs.batch.volcano.sh)"
+        patterns=(
+            r"Failed to (?:watch|list) \*v1alpha1\.Job: [^\n]{0,120}could not find the "
+            r"requested resource \(get jobs\.batch\.volcano\.sh\)",
+        ),
+        codes=(),
+        meaning="the cluster has no Volcano: its job resource (jobs.batch.volcano.sh) is not "
+        "defined, so MindCluster's Ascend Operator cannot watch the jobs it schedules",
+        causes=("Volcano not installed, or installed after the operator started",),
+        fix="install Volcano (MindCluster's Volcano package for this release); the operator's "
+        "errors stop once the resource exists: `kubectl get crd jobs.batch.volcano.sh`",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster docs/zh/scheduling/faq.md"
+                "@27179ad1b2600aa65035834e592887c48716b39e (Failed to watch *v1alpha1.Job)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="docker-runtime-file-check",
         mode="container-devices",
         component="ascend-docker-runtime",

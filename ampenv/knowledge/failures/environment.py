@@ -17,6 +17,13 @@ REGISTRY = (
     "@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 )
 
+# the variables of CANN and its frameworks (HCCL's are hccl-env-invalid's)
+ASCEND_VARIABLE = r"(?:ASCEND|GE|TE|NPU|ACL|TBE|ATB|ASDOPS|PYTORCH_NPU)_[A-Z0-9_]{1,60}"
+ERROR_CODE_PAGES = (
+    "https://www.hiascend.com/document/detail/en/CANNCommunityEdition/920/devaids/aoe/"
+    "atlaserrorcode_15_{}.html"
+)
+
 FAILURES = (
     Failure(
         id="cxx11-abi-mismatch",
@@ -233,6 +240,42 @@ FAILURES = (
             ),
         ),
         hints=("not set", "set_env"),
+    ),
+    Failure(
+        id="ascend-env-value-refused",
+        mode="cann-env",
+        component="cann",
+        # CANN's messages for a variable's value (EC0012, EF0003, E13024, EE2002, EG0002, ...),
+        # read without their code too: a title or a page quotes the message alone
+        patterns=(
+            rf"\bValue \[?[^\]\n]{{0,200}}?\]? for environment variable \[?{ASCEND_VARIABLE}\]? "
+            r"is invalid",
+            rf"\benvironment variable argument is invalid\.[^\n]{{0,200}}?for environment "
+            rf"variable \[?{ASCEND_VARIABLE}",
+            r"for environment variable \[?ASCEND_DEVICE_ID\]? must be within \[0 ~ \(N-1\)\]\.? "
+            r"N is the total number of devices",
+        ),
+        codes=(),
+        meaning="CANN refused the value of an Ascend environment variable (the message names "
+        "the variable, and after 'must be' or 'Reason:' the form it wants): empty, a path that "
+        "does not exist, or a number out of range",
+        causes=(
+            "a value left from another node, container or CANN install (a device id past the "
+            "devices this process sees, the path of a removed CANN)",
+            "set_env.sh not sourced, so a path variable (ASCEND_OPP_PATH) is empty",
+            "a typo, or a value outside the range the message gives",
+        ),
+        fix="give the variable the form the message asks for, or unset it: ASCEND_DEVICE_ID one "
+        "of 0..N-1 of the devices this process sees (`npu-smi info -l`; in a container, counted "
+        "over those passed in); a path variable: " + SET_ENV + "; `ampenv doctor --only "
+        "env.npu` reads the Ascend variables",
+        confirm="env.npu",
+        sources=(
+            Source(ERROR_CODE_PAGES.format("0174 (EC0012: ASCEND_DEVICE_ID=99)"), "official"),
+            Source(ERROR_CODE_PAGES.format("0188 (EF0003: ASCEND_OPP_PATH)"), "official"),
+            Source(ERROR_CODE_PAGES.format("0224 (EG0002: ASCEND_DEVICE_ID=9999)"), "official"),
+        ),
+        hints=("is invalid",),
     ),
     Failure(
         id="set-env-nounset",
