@@ -160,14 +160,22 @@ def test_a_relays_name_is_not_a_level_column_nor_an_error() -> None:
         assert quiet(line, line.index("507035")) is mention, line
 
 
-def test_spaces_of_other_code_points_read_as_spaces_escaped_too() -> None:
-    error = "ImportError: libhccl.so: cannot open shared object file: No such file or directory"
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        ("ImportError: libhccl.so: cannot open shared object file", "cann-not-sourced"),
+        # its only hint is words: the byte search must see the escaped spaces as spaces
+        ("No module named 'torch_npu'", "torch-npu-not-installed"),
+    ],
+)
+def test_spaces_of_other_code_points_read_as_spaces_escaped_too(error: str, expected: str) -> None:
     for space in ("\u00a0", "\u3000", "\u2009"):
         typed = error.replace(" ", space)
         for shape in (typed, json.dumps({"level": "error", "msg": typed}), html.escape(typed)):
-            assert failed(shape) == {"cann-not-sourced"}, shape
-        entity = error.replace(" ", f"&#{ord(space)};")
-        assert failed(entity) == {"cann-not-sourced"}, entity
+            assert failed(shape) == {expected}, shape
+        for entity in (f"&#{ord(space)};", f"&#x{ord(space):x};"):
+            assert failed(error.replace(" ", entity)) == {expected}, entity
+    assert failed(error.replace(" ", "&nbsp;")) == {expected}
 
 
 def test_a_screens_width_counts_an_ideographic_space_as_the_terminal_did() -> None:

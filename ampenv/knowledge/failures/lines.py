@@ -91,9 +91,16 @@ _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]
 # and the charset selections tput writes ("\x1b(B", "\x1b)0")
 ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
 # The spaces a page or a typist puts where the program printed " ": a page's &nbsp; (copied
-# as U+00A0), an input method's ideographic space. (Typographic ones, U+2000-U+200A, are read
-# as spaces on a line's decoding only: a text dense with them cost a regex 1.8x the scan.)
+# as U+00A0), an input method's ideographic space, the typographic ones (U+2000-U+200A, U+202F),
+# and each escaped by a JSON string or a page's source, which the hints' byte search sees as such.
+# (a replace each: 64 MiB of U+00A0 took 9 s in a regex; thin spaces 11 s in one)
 _SPACES = (b"\xc2\xa0", b"\xe3\x80\x80")
+_TYPOGRAPHIC = tuple(chr(c).encode() for c in (*range(0x2000, 0x200B), 0x202F))  # b"\xe2\x80.."
+_ESCAPED_SPACE = re.compile(rb"\\u(?:00[aA]0|3000|200[0-9aA]|202[fF])")
+_ENTITY_SPACE = re.compile(
+    rb"&(?:#(?:160|12288|819[2-9]|820[0-2]|8239|[xX](?:[aA]0|3000|200[0-9aA]|202[fF]))"
+    rb"|nbsp|ensp|emsp|thinsp|hairsp|numsp|puncsp);"
+)
 
 
 def uncoloured(data: bytes) -> bytes:
@@ -103,11 +110,20 @@ def uncoloured(data: bytes) -> bytes:
 
 
 def plain_spaces(data: bytes) -> bytes:
-    """``data`` with spaces of other code points as plain ones, which the hint words and
-    messages, written with plain spaces, find."""
+    """``data`` with spaces of other code points as plain ones, escaped or not, which the hint
+    words and messages, written with plain spaces, find."""
+    if b"\\u" in data:
+        for space in (b"\\u00a0", b"\\u3000"):  # (the common ones: a replace is 2x a regex)
+            data = data.replace(space, b" ")
+        if b"\\u20" in data or b"\\u00A0" in data:
+            data = _ESCAPED_SPACE.sub(b" ", data)
+    if b"&" in data:
+        data = data.replace(b"&nbsp;", b" ")
+        if b"&#" in data or b"sp;" in data:
+            data = _ENTITY_SPACE.sub(b" ", data)
     if data.isascii():  # (first: byte searches of every piece cost a tenth of the scan)
         return data
-    for space in _SPACES:  # (a replace, not a regex: 64 MiB of U+00A0 took 9 s in one)
+    for space in _SPACES + _TYPOGRAPHIC if b"\xe2\x80" in data else _SPACES:
         if space in data:
             data = data.replace(space, b" ")
     return data
