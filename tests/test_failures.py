@@ -701,6 +701,17 @@ def test_torch_npu_1x_allocator_malloc_is_device_memory_only_for_its_memory_code
             "driver install path and /etc/ascend_install.info to the docker container",
             None,
         ),
+        # CANN's refusal of an Ascend variable is not HCCL's EI0001; its profiler's warning none
+        (
+            "[ERROR] 2024-01-01 Value [99] for environment variable [ASCEND_DEVICE_ID] is invalid "
+            "when the device id is set.",
+            "ascend-env-value-refused",
+        ),
+        (
+            "[WARNING] PROFILING(1,python):2024-01-01 W40010: Value  for environment variable "
+            "ASCEND_ADK_PATH is invalid. Result: unable to get current adk version info.",
+            None,
+        ),
     ],
 )
 def test_a_wording_names_its_own_cause_and_no_other(line: str, expected: Optional[str]) -> None:

@@ -26,7 +26,7 @@ from ampenv.knowledge.failures.code_fixes import (
     HCCL_FIXES,
     Class,
 )
-from ampenv.knowledge.failures.lines import below_error
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import (
     CLASS,
     CODE_CONTEXT,
@@ -142,12 +142,6 @@ DRV_PATTERNS = (
     r"(?<![A-Za-z])dsmi(?:_\w{3,60}|\.cpp:\d{1,6}\])" + _GAP + _RETURNED + _CODE_END,
     r"\bUnable to hal\w{2,60}:\s?" + _CODE_END,
 )
-
-
-def _an_error_s_line(m: re.Match[str]) -> bool:
-    # the runtime logs the driver calls it handles (a feature probe that returns 65534 on a
-    # chip without the feature) at WARNING or INFO, and carries on
-    return not below_error(m.string, m.start())
 
 
 def driver(code: str) -> Optional[Failure]:
@@ -384,7 +378,9 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             hints=("fail", "err", "ret", "unable"),
             rank=CLASS,
             decode=lambda m: driver(m.group("code")),
-            judge=_an_error_s_line,
+            # (the runtime logs a driver call it handles at WARNING or INFO: a feature probe
+            # that returns 65534 on a chip without the feature)
+            judge=in_error_record,
         ),
     )
 

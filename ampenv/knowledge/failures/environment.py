@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.lines import below_error
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import CLASS, KB, Failure, Source
 
 SET_ENV = (
@@ -276,6 +276,7 @@ FAILURES = (
             Source(ERROR_CODE_PAGES.format("0224 (EG0002: ASCEND_DEVICE_ID=9999)"), "official"),
         ),
         hints=("is invalid",),
+        judge=in_error_record,  # (W40010's profiler warns so of ASCEND_ADK_PATH and goes on)
     ),
     Failure(
         id="set-env-nounset",
@@ -616,7 +617,7 @@ FAILURES = (
         ),
         codes=("MIE04E120407",),
         # MindIE logs it at ERROR; a WARNING is a check it passed or retried
-        judge=lambda m: not below_error(m.string, m.start()),
+        judge=in_error_record,
         meaning="the container's /dev/shm is too small for the job: MindIE passes requests and "
         "responses between its processes through shared memory (PyTorch's DataLoader workers "
         "and vLLM's processes pass tensors so), and Docker gives a container 64 MB unless "

@@ -22,7 +22,8 @@ FAILURES = (
         # EI0001's message; HCCL_IF_IP wants "ip[%ifname]", a port variable a number in range
         # (the space is \s so that the message's longest fixed text, its key, is "is invalid")
         patterns=(
-            r"Environment\svariable \[[A-Za-z][A-Za-z0-9_]{1,60}\] is invalid",
+            # (not CANN's "Value [v] for environment variable [ASCEND_...] is invalid")
+            r"(?<!for )Environment\svariable \[[A-Za-z][A-Za-z0-9_]{1,60}\] is invalid",
             # EI0001 for a NIC name the host (or container) does not have
             r"by HCCL_SOCKET_IFNAME, but not found in the environment",
             # the parser's own line before EI0001: "HCCL_RDMA_SL[1000] is invalid. except: [0, 7]"
@@ -244,8 +245,9 @@ FAILURES = (
             r"topo ?exchange agent get socket timeout",
         ),
         codes=("EI0015",),
-        meaning="creating the HCCL communicator from the root info failed (EI0015: no rank "
-        "reached the root); the E-code lines next to it and HCCL's return code say why "
+        meaning="creating the HCCL communicator from the root info failed (EI0015: not every "
+        "rank reached the root within HCCL_CONNECT_TIMEOUT, or this rank's socket to it timed "
+        "out); the E-code lines next to it and HCCL's return code say why "
         "(1 parameter, 2 null pointer, 4 internal, 7 unavailable, 9 timeout, 11/12 TCP/RoCE "
         "connect, 19 network)",
         causes=(

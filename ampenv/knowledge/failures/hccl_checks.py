@@ -5,7 +5,7 @@ when one stops. Each line names the place to fix."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.lines import below_error
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import KB, Failure, Source
 
 DIAGNOSIS = (
@@ -468,7 +468,7 @@ FAILURES = (
         patterns=(r"\bGet device ip failed\b",),
         codes=(),
         # its WARN record is a probe the plugin goes on from
-        judge=lambda m: not below_error(m.string, m.start()),
+        judge=in_error_record,
         meaning="the Kubernetes device plugin could not read an NPU's device IP, so it writes "
         "no device addresses for the job and its hccl.json (the rank table) is never made",
         causes=("the NPUs' addresses never set with hccn_tool (a new node, a reset NIC)",),

@@ -294,6 +294,12 @@ def below_error(line: str, at: int) -> bool:
     )
 
 
+def in_error_record(m: re.Match[str]) -> bool:
+    """An entry's judge: its match stands in a record no INFO, DEBUG or WARNING mark makes a
+    failure its program handled (a probe the runtime logs and carries on after, a warning)."""
+    return not below_error(m.string, m.start())
+
+
 def _unescaped(m: re.Match[str]) -> str:
     if m.group(1):
         return "\t" if m.group(1) == "t" else m.group(1)

@@ -596,8 +596,9 @@ FAILURES = (
         ),
         codes=(),
         meaning="vLLM measures the device's free memory before and after its profiling run; it "
-        "grew meanwhile, so another user of the same NPU freed memory while vLLM started and "
-        "its KV-cache budget cannot be trusted (free memory rose: not an out-of-memory)",
+        "did not fall meanwhile (it grew, or stayed), so another user of the same NPU freed "
+        "memory while vLLM started and its KV-cache budget cannot be trusted (not an "
+        "out-of-memory)",
         causes=(
             "training colocated on the same NPUs (a GRPO / RL trainer's actor or reference "
             "model) releasing memory while the rollout engine starts",
@@ -605,8 +606,8 @@ FAILURES = (
         ),
         fix="start vLLM when the device's memory is quiet: free the trainer's memory first "
         "(gc.collect(); torch.npu.empty_cache()) and start the engines one at a time; under "
-        "colocation use the trainer's sleep-mode options; vLLM releases with "
-        "kv_cache_memory_bytes skip the profiling",
+        "colocation use the trainer's sleep-mode options; on GPUs, vLLM's kv_cache_memory_bytes "
+        "skips the check (vllm-ascend's worker has no such option before its PR 8289)",
         confirm=None,
         sources=(
             Source("https://github.com/modelscope/ms-swift/issues/3241", "report"),

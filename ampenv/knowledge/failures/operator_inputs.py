@@ -188,7 +188,7 @@ FAILURES = (
         patterns=(r"Could not compute stream ID for \S{1,40} on device -1\b",),
         codes=(),
         meaning="NPU work ran before the program set its device, so torch_npu opened device 0 "
-        "by itself; the set_device to another NPU afterwards is not supported, and its stream "
+        "by itself; a set_device afterwards (to npu:0 too) is not supported, and its stream "
         "belongs to no device (-1)",
         causes=(
             "set_device called after the first NPU computation (a backward, a tensor moved to "
@@ -288,8 +288,7 @@ FAILURES = (
         confirm="env.npu",
         sources=(
             Source(
-                "easyr1's NPU platform bugs, NPU-BUG-002 (the public file index's id "
-                "52081549620)",
+                "easyr1's NPU platform bugs, NPU-BUG-002 (the public file index's id 52081549620)",
                 "report",
             ),
         ),
@@ -313,8 +312,7 @@ FAILURES = (
             "RopeOperation, a head size or dtype the attention operator does not take)",
             "inputs of another shape or dtype than the operator expects (a custom operator or a "
             "framework's patch feeding it)",
-            "NNAL (ATB) of another release than torch_npu or the serving framework was built "
-            "for",
+            "NNAL (ATB) of another release than torch_npu or the serving framework was built for",
         ),
         fix="see which check refused: ATB's log to the console (CANN < 8.3: export "
         "ASDOPS_LOG_LEVEL=ERROR ASDOPS_LOG_TO_STDOUT=1; from 8.3: export "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.lines import below_error
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import CLASS, KB, Failure, Source
 
 PAIR_FIX = (
@@ -87,7 +87,7 @@ FAILURES = (
         ),
         codes=(),
         # an INFO or WARNING line saying so is a library probing for the NPU and going on
-        judge=lambda m: not below_error(m.string, m.start()),
+        judge=in_error_record,
         meaning="torch does not know the NPU (the 'npu' device, torch.npu): torch_npu, which "
         "registers it, was not imported in this process (or is not installed, or failed to "
         "load)",
