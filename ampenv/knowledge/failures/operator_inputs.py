@@ -184,8 +184,12 @@ FAILURES = (
         id="device-used-before-set",
         mode="visible-devices",
         component="torch_npu",
-        # torch_npu 1.x's stream lookup: "Could not compute stream ID for 0x... on device -1"
-        patterns=(r"Could not compute stream ID for \S{1,40} on device -1\b",),
+        # torch_npu 1.x's stream lookup: "Could not compute stream ID for 0x... on device -1",
+        # raised at c10/npu/NPUStream.cpp:146 (a paste may keep the assert's first line only)
+        patterns=(
+            r"Could not compute stream ID for \S{1,40} on device -1\b",
+            r"INTERNAL ASSERT FAILED at \S{0,200}\bc10/npu/NPUStream\.cpp:146\b",
+        ),
         codes=(),
         meaning="NPU work ran before the program set its device, so torch_npu opened device 0 "
         "by itself; a set_device afterwards (to npu:0 too) is not supported, and its stream "
@@ -204,7 +208,7 @@ FAILURES = (
                 "official",
             ),
         ),
-        hints=("err",),  # (its message is a key of its own, found by the "not " pass)
+        hints=("fail",),  # (its message is a key of its own, found by the "not " pass)
     ),
     Failure(
         id="cpu-fallback-cannot-resize",
