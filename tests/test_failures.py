@@ -359,6 +359,7 @@ def test_explain_a_fragment_by_the_error_codes_it_names() -> None:
     [
         ("507039", "acl-507039", "ACL_ERROR_RT_DIE_SET_ERROR"),
         ("-8007", "dcmi-8007", "DCMI_ERR_CODE_INVALID_DEVICE_ID"),
+        ("-8014", "dcmi-8014", "DCMI_ERR_CODE_FILE_OPERATE_FAIL"),
         ("ERR02200", "torch-npu-err02200", "DIST"),
         ("EK0001", "cann-ek0001", "profiling"),
     ],

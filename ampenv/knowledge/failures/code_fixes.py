@@ -256,6 +256,15 @@ DCMI_FIXES: dict[str, Class] = {
             "npu.devices",
         ),
     ),
+    "-8014": Class(
+        "driver",
+        "a file DCMI or the driver reads or writes could not be opened, read or written (a path "
+        "missing or read-only, or its permissions)",
+        "find the file in the lines before it: it must exist and be writable for this user (in a "
+        "container: the driver's folders mounted, the root filesystem writable); then `npu-smi "
+        "info`",
+        "npu.driver",
+    ),
 }
 DCMI_DEFAULT = Class(
     "driver",

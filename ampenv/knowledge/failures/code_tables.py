@@ -473,6 +473,9 @@ DRV: dict[str, str] = {
 DCMI_SOURCES = (
     "verylucky01/driver docs/zh/Ascend_910_93_DCMI_API/Ascend_910_93_DCMI_API/return_codes.md"
     "@04370735071371c28a9ae26fc9e7d9455cf490c3 (DCMI API reference)",
+    "dcmi_interface_api.h's DCMI_ERROR_CODE_BASE - N defines and dcmi's map from DSMI's codes, "
+    "as public copies quote them (the public file index's ids 4231212143, 37085043793): -8014, "
+    "-8022",
 )
 DCMI: dict[str, tuple[str, str]] = {
     "-8001": ("DCMI_ERR_CODE_INVALID_PARAMETER", "invalid parameter"),
@@ -487,9 +490,11 @@ DCMI: dict[str, tuple[str, str]] = {
     "-8011": ("DCMI_ERR_CODE_RECV_MSG_FAIL", "receiving a message from the device failed"),
     "-8012": ("DCMI_ERR_CODE_NOT_REDAY", "the device is not ready yet"),
     "-8013": ("DCMI_ERR_CODE_NOT_SUPPORT_IN_CONTAINER", "not supported inside a container"),
+    "-8014": ("DCMI_ERR_CODE_FILE_OPERATE_FAIL", "a file operation of the driver failed"),
     "-8015": ("DCMI_ERR_CODE_RESET_FAIL", "device reset failed"),
     "-8016": ("DCMI_ERR_CODE_ABORT_OPERATE", "device reset cancelled"),
     "-8017": ("DCMI_ERR_CODE_IS_UPGRADING", "the device is upgrading"),
+    "-8022": ("DCMI_ERR_CODE_PARTITION_NOT_RIGHT", "the partition the request names is not right"),
     "-8023": ("DCMI_ERR_CODE_CONFIG_INFO_NOT_EXIST", "the configuration queried does not exist"),
     "-8255": ("DCMI_ERR_CODE_NOT_SUPPORT", "not supported by this device"),
 }
