@@ -130,11 +130,13 @@ FAILURES = (
             "amp dtype or model dtype bfloat16 on 910A / 310P",
             "float16 given to an operator whose support list has DT_BFLOAT16 but not DT_FLOAT16 "
             "(vllm-ascend#12907: a quantized matmul's scale with --dtype float16)",
+            "on a chip with bfloat16 (910B, 910_93): a CANN whose kernel of that operator lacks it "
+            "yet (msmodelslim's Docker notes: a CANN older than 8.3.RC1)",
         ),
         fix="use the other low-precision dtype: on 910A / 310P float16 (torch_dtype="
         "torch.float16 / --fp16 instead of --bf16; ampenv picks float16 on 910A); where the "
         "message's support list has DT_BFLOAT16 and not DT_FLOAT16, bfloat16 (vLLM --dtype "
-        "bfloat16)",
+        "bfloat16); on a 910B, a newer CANN, whose kernel has it",
         confirm="npu.devices",
         sources=(
             Source("https://github.com/hiyouga/LlamaFactory/issues/4165", "report"),
@@ -143,6 +145,7 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/12907", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/6490 (310P)", "report"),
             Source(FACTS + " §5 (dtype support per chip)", "official"),
+            Source("index id 52688072377 (msmodelslim's Docker notes: CANN 8.3.RC1)", "report"),
         ),
         hints=("not implemented", "not support"),
     ),

@@ -96,14 +96,18 @@ FAILURES = (
             "an earlier device fault (look for the first error in the plog)",
             "a driver older than the CANN release needs (one third-party note: CANN 9.0.0 IPC "
             "keys rejected by drivers older than 26.0.rc1) [unconfirmed]",
-            "no usable device (sandbox, permissions)",
+            "no usable device (sandbox, permissions); at aclInit in a container with "
+            "'EL0005 Resource_Busy': the devices passed in without the privileges the driver "
+            "wants (a porting KB: --device alone, fixed by --privileged)",
         ),
         fix="find the first error earlier in the plog; `npu-smi info -t health -i N`; check the "
-        "driver against the CANN release notes (`ampenv doctor --only npu.driver`)",
+        "driver against the CANN release notes (`ampenv doctor --only npu.driver`); in a "
+        "container, start it with Ascend Docker Runtime or --privileged",
         confirm="npu.driver",
         sources=(
             Source(FACTS + " §6 (rt_error_codes.h 507899)", "official"),
             Source("https://github.com/hw-native-sys/simpler/pull/890", "report"),
+            Source("index id 55067485258 (a porting KB: EL0005 without --privileged)", "report"),
         ),
         hints=code_hints("fail", "error"),
         rank=CLASS,
@@ -179,12 +183,15 @@ FAILURES = (
             "driver and firmware from different HDK releases",
             "a program built against one CANN loading the runtime (libascendcl.so) of another: "
             "LD_LIBRARY_PATH or ASCEND_HOME pointing at another release",
-            "a feature this chip does not have",
+            "a feature this chip or its mode does not have: a 310B or an Atlas 200 board in RC "
+            "(offline) mode ('can not support offline mode'), a library whose port does not "
+            "support the chip (OpenCV's cannops on a 310B)",
         ),
         fix="install the driver and firmware of one HDK release that the CANN release notes "
         "pair with this CANN; `ampenv doctor --only npu.driver`; for a program built against "
         "CANN, check that it loads the CANN it was built with (`ldd <program> | grep "
-        "ascendcl`, then source that release's set_env.sh)",
+        "ascendcl`, then source that release's set_env.sh); where the chip lacks the feature "
+        "(EL0014, 'feature not support' on a 310B or RC board), a library built for this chip",
         confirm="npu.driver",
         sources=(
             Source(
@@ -194,6 +201,8 @@ FAILURES = (
             ),
             Source("https://github.com/modelbox-ai/modelbox/issues/357 (flags=4)", "report"),
             Source("https://github.com/hw-native-sys/PTOAS/pull/836 (rtGetDevMsg)", "report"),
+            Source("https://github.com/opencv/opencv_contrib/issues/3945 (310B)", "maintainer"),
+            Source("https://github.com/microsoft/onnxruntime/issues/15947 (RC mode)", "report"),
             Source(
                 "hicann/runtime docs/zh/FAQ/Runtime版本与CANN版本不匹配导致的问题.md"
                 "@681ef7610df13c8128982901142a2c869ddbb53e (207000: the runtime of another CANN)",
