@@ -663,6 +663,8 @@ FAILURES = (
             ),
         ),
         hints=("error",),
-        rank=CLASS,  # an operator's own error before it, where one shows, says more
+        # a follow-up: an operator's own error around it (an AI Core's), where one shows, is
+        # what failed inside the graph
+        rank=GENERIC,
     ),
 )

@@ -392,14 +392,23 @@ FAILURES = (
             r"System Direct Memory Access \(DMA\) hardware execution error",
         ),
         codes=("507013",),
-        meaning="a DMA (SDMA) copy failed on the device; in the report it came with EL0004 "
-        "(memory exhausted); no source pins one cause",
-        causes=("memory exhausted around it (EL0004)", "a device fault (check its health)"),
-        fix=HOLDERS + "; `npu-smi info -t health -i N`",
+        meaning="a DMA (SDMA) copy failed on the device; the reports give several causes, none "
+        "of which its line names",
+        causes=(
+            "memory exhausted around it (EL0004)",
+            "a copy the board does not support: a 310P across several cards (a LLaMA-Factory "
+            "article), an Atlas 200 board in RC mode copying from host memory (onnxruntime's "
+            "maintainers)",
+            "a device fault (check its health)",
+        ),
+        fix=HOLDERS + "; `npu-smi info -t health -i N`; on a 310P run on one card, on an RC-mode "
+        "board keep the copies device-side",
         confirm="npu.devices",
         sources=(
             Source(CODES_H + " (507013)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
+            Source("https://blog.gitcode.com/9bd53a047099b1764d8de143006e7034.html", "report"),
+            Source("https://github.com/microsoft/onnxruntime/issues/15677", "maintainer"),
         ),
         hints=code_hints("error"),
     ),
