@@ -419,9 +419,11 @@ FAILURES = (
         "environment adds them to PYTHONPATH, so it was not sourced for this interpreter",
         causes=(
             "set_env.sh not sourced (PYTHONPATH lacks <toolkit>/python/site-packages)",
-            "a different Python than the one CANN's packages were installed for",
+            "a different Python than the one CANN's packages were installed for: CANN 5.x and "
+            "older install te and topi as wheels into one Python (MindSpore's FAQ)",
         ),
-        fix=SET_ENV + " in the same shell that starts python",
+        fix=SET_ENV + " in the same shell that starts python; CANN 5.x and older: pip install "
+        "the te and topi wheels of <toolkit>/fwkacllib/lib64 into this Python",
         confirm="cann.toolkit",
         sources=(
             Source(
@@ -430,6 +432,11 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/Ascend/pytorch/issues/29", "report"),
+            Source(
+                "mindspore-ai/docs r1.5 docs/mindspore/faq/source_en/installation.md (No module "
+                "named 'te': the te wheel)",
+                "official",
+            ),
         ),
         hints=("no module named",),
     ),
@@ -556,31 +563,6 @@ FAILURES = (
             ),
         ),
         hints=("cannot",),
-    ),
-    Failure(
-        id="mindspore-ascend-backend-missing",
-        mode="cann-env",
-        component="mindspore",
-        patterns=(r"Unsupported device target Ascend\. This process only supports one of",),
-        codes=(),
-        meaning="MindSpore did not load its Ascend backend (only its CPU one): the CANN "
-        "libraries that backend needs did not load in this process, or the MindSpore wheel was "
-        "not built for Ascend",
-        causes=(
-            "the CANN environment not sourced in this shell (the 'Device load error message' "
-            "lines before it name the library that failed to load)",
-            "a MindSpore release not paired with the installed CANN",
-            "a MindSpore wheel built without Ascend (-e Ascend)",
-        ),
-        fix="source /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN >= 8.5: "
-        "/usr/local/Ascend/cann/set_env.sh) in the same shell; read the 'Device load error "
-        "message' lines for the library that failed; install the MindSpore release paired with "
-        'this CANN (its Ascend wheel); then python -c "import mindspore; mindspore.run_check()"',
-        confirm="cann.toolkit",
-        sources=(
-            Source("https://www.hiascend.com/forum/thread-0216133685096022081-1-1.html", "report"),
-        ),
-        hints=("unsupport",),
     ),
     Failure(
         id="acl-stub-library",

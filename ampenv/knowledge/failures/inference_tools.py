@@ -1,7 +1,8 @@
 """What MindSpore (and MindSpore Lite, its converter) and the MindX SDK report about a chip, a
 model or a plugin they cannot serve: their own words for failures the runtime's codes do not
-name (an inference card MindSpore's training mode does not run on, a converter config that
-names another input, an mxVision plugin GStreamer cannot find)."""
+name (a MindSpore without its Ascend backend, an inference card MindSpore's training mode does
+not run on, a converter config that names another input, an mxVision plugin GStreamer cannot
+find)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,31 @@ MXVISION_GUIDE = (
 )
 
 FAILURES = (
+    Failure(
+        id="mindspore-ascend-backend-missing",
+        mode="cann-env",
+        component="mindspore",
+        patterns=(r"Unsupported device target Ascend\. This process only supports one of",),
+        codes=(),
+        meaning="MindSpore did not load its Ascend backend (only its CPU one): the CANN "
+        "libraries that backend needs did not load in this process, or the MindSpore wheel was "
+        "not built for Ascend",
+        causes=(
+            "the CANN environment not sourced in this shell (the 'Device load error message' "
+            "lines before it name the library that failed to load)",
+            "a MindSpore release not paired with the installed CANN",
+            "a MindSpore wheel built without Ascend (-e Ascend)",
+        ),
+        fix="source /usr/local/Ascend/ascend-toolkit/set_env.sh (CANN >= 8.5: "
+        "/usr/local/Ascend/cann/set_env.sh) in the same shell; read the 'Device load error "
+        "message' lines for the library that failed; install the MindSpore release paired with "
+        'this CANN (its Ascend wheel); then python -c "import mindspore; mindspore.run_check()"',
+        confirm="cann.toolkit",
+        sources=(
+            Source("https://www.hiascend.com/forum/thread-0216133685096022081-1-1.html", "report"),
+        ),
+        hints=("unsupport",),
+    ),
     Failure(
         id="mindspore-no-op-info-for-chip",
         mode="cann-pairing",
@@ -210,4 +236,3 @@ FAILURES = (
         hints=("fail",),
     ),
 )
-
