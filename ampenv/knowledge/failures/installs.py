@@ -65,6 +65,7 @@ MODULE_OWNERS: tuple[tuple[str, Owner], ...] = (
     ("cann", ("cann-python-missing", None)),
     ("cann-requires", ("init-env-failed", _cann_imports)),
     ("torch_npu-requires", ("torch-npu-python-deps", _torch_npu_imports)),
+    ("python-build", ("python-built-incomplete", None)),
 )
 LIBRARY = (
     r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",

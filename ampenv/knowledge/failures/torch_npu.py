@@ -1,4 +1,5 @@
-"""torch_npu against torch and the Python stack around it (triton, torchvision, CUDA builds)."""
+"""torch_npu against torch and the Python stack around it (triton, torchvision, CUDA builds, an
+interpreter built without its own C modules)."""
 
 from __future__ import annotations
 
@@ -595,5 +596,43 @@ FAILURES = (
             ),
         ),
         hints=("error",),
+    ),
+    Failure(
+        id="python-built-incomplete",
+        mode="cann-env",
+        component="python",
+        # its modules are the python-module family's (installs.json: python-build)
+        patterns=(),
+        codes=(),
+        meaning="this Python lacks a C module of its own standard library (_ctypes, _ssl, "
+        "_bz2, _lzma, _sqlite3, zlib): it was built from source before the library's headers "
+        "were installed, or another interpreter's standard library is first on its path",
+        causes=(
+            "a Python compiled without the headers its modules need (libffi for _ctypes, "
+            "OpenSSL for _ssl, bzip2, xz, SQLite, zlib), as a source build on a fresh node is",
+            "two interpreters mixed: PATH, PYTHONPATH or LD_LIBRARY_PATH naming another "
+            "Python's library (_struct, always built, is missing only so)",
+        ),
+        fix="install the headers (Ubuntu/Debian: libffi-dev libssl-dev libbz2-dev liblzma-dev "
+        "libsqlite3-dev zlib1g-dev; openEuler/CentOS: libffi-devel openssl-devel bzip2-devel "
+        "xz-devel sqlite-devel zlib-devel), then rebuild and reinstall that Python (./configure "
+        "--enable-shared && make && make install) or use a packaged one; two interpreters "
+        "mixed: run the one the job's packages are for, its paths first in PATH and PYTHONPATH; "
+        "check: python3 -c 'import ctypes, ssl, bz2, lzma, sqlite3, zlib'",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "python/devguide getting-started/setup-building.rst"
+                "@b28b06616e2a233d42a7d68bea8d554fd253439f (Install dependencies)",
+                "official",
+            ),
+            Source(
+                "https://www.hiascend.com/document/detail/en/ModelZoo/pytorchframework/ptes/"
+                "ptes_00008.html (the dependencies checked before Python is installed)",
+                "official",
+            ),
+            Source("index id 181683507 (CentOS 7: _ctypes without libffi-devel)", "report"),
+        ),
+        hints=("no module named",),
     ),
 )
