@@ -125,13 +125,19 @@ FAILURES = (
         "(retCode=0x26)",
         causes=(
             "an operator given inputs it does not support (shape, dtype, layout)",
-            "a custom kernel bug",
+            "a custom kernel bug: an access out of bounds, or an address not aligned (errorStr "
+            "ADDR_MISALIGN, 'UB address ... not aligned': Ascend C's DataCopy moves 32-byte "
+            "aligned blocks)",
             "a kernel built for another chip",
             "the stack, when every kernel fails (even torch.ones(4).npu() + 1): torch_npu not "
             "paired with torch, or CANN / kernels / driver not matching each other or the chip",
             FAULTY_CORE,
         ),
-        fix=BLOCKING + STACK + CORE_TEST,
+        fix=BLOCKING
+        + STACK
+        + CORE_TEST
+        + "; a custom kernel's ADDR_MISALIGN: copy lengths and addresses aligned to 32 bytes "
+        "(DataCopyPad for the rest)",
         confirm=None,
         sources=(
             Source(CODES_H + " (507015, 507042, 507043)", "official"),
@@ -145,7 +151,7 @@ FAILURES = (
                 "hicann/cann-learning-hub tutorials/ascendc_operator_development/"
                 "07_Troubleshooting/07.04_Typical_Issues_in_AscendC_Operator_Development.ipynb"
                 "@a3989658fa1dce436d4ab402042e0682a2e9bdc7 (ProcessStarsCoreErrorInfo: an "
-                "out-of-bounds access of a custom kernel)",
+                "out-of-bounds access of a custom kernel; 4.1: ADDR_MISALIGN)",
                 "official",
             ),
             Source("https://github.com/tile-ai/tilelang-ascend/issues/82", "report"),

@@ -599,4 +599,34 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="acl-link-undefined-reference",
+        mode="cann-pairing",
+        component="linker",
+        # ld linking a program against ACL: "undefined reference to `aclrtGetVersion'"
+        patterns=(
+            r"undefined reference to [`'\u2018]acl(?:rt|mdl|op|nn|Get|Init)\w{0,80}['\u2019]",
+        ),
+        codes=(),
+        meaning="a program compiled against CANN's headers did not find an ACL function when "
+        "it was linked: the headers (a newer CANN declares it) and the libascendcl it links "
+        "are of different releases, or that library is not on the link line",
+        causes=(
+            "the headers of one CANN and the libraries of another: include and library paths "
+            "of two installs (the runtime's FAQ: an API the older library lacks)",
+            "libascendcl not linked (-lascendcl, with CANN's lib64 in -L)",
+        ),
+        fix="compile and link against one CANN: source its set_env.sh, then "
+        "-I${ASCEND_HOME_PATH}/include -L${ASCEND_HOME_PATH}/lib64 -lascendcl; check that the "
+        "library has the function: nm -D ${ASCEND_HOME_PATH}/lib64/libascendcl.so | grep <name>",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "hicann/runtime docs/zh/FAQ/Runtime版本与CANN版本不匹配导致的问题.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e (现象3: undefined reference)",
+                "official",
+            ),
+        ),
+        hints=("error",),  # (its message is the shared key "undefined reference to")
+    ),
 )

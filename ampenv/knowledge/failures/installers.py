@@ -123,14 +123,18 @@ FAILURES = (
         id="cann-install-python",
         mode="cann-env",
         component="installer",
-        # the CANN package's installer, naming the Python versions it accepts
+        # the CANN package's installer, naming the Python versions it accepts; and the operator
+        # compiler's own check at run time (E40001, printed with its code or without)
         patterns=(
             r"ERROR\]:?\s{0,3}There is no python3\.\d{1,2}(?:,\s?python3\.\d{1,2}){0,12}"
             r" in the current",
+            r"for environment variable \[?PATH\]? is invalid when executing the cmd python3? -V"
+            r"[^\n]{0,40}Reason: invalid Python version",
         ),
         codes=(),
-        meaning="the CANN package's installer found no Python of the versions it supports as "
-        "python3 on PATH: the toolkit installs Python modules (te, op_compile_tool) for it",
+        meaning="CANN found no Python of the versions it supports as python3 on PATH: its "
+        "installer (the toolkit installs Python modules, te and op_compile_tool, for it), or "
+        "the operator compiler at run time (E40001)",
         causes=(
             "python3 on PATH older or newer than the release supports (several Pythons "
             "installed, or a system python3 of another version)",
@@ -141,8 +145,15 @@ FAILURES = (
         "LD_LIBRARY_PATH), e.g. export PATH=/usr/local/python3.9/bin:$PATH; check with "
         "`python3 --version` and `pip3 --version`; then run the installer again",
         confirm="python.stack",
-        sources=(Source(f"{KB}, index id 54209651927 (CANN's Python check)", "official"),),
-        hints=("error",),
+        sources=(
+            Source(f"{KB}, index id 54209651927 (CANN's Python check)", "official"),
+            Source(
+                "hicann/runtime docs/zh/error_code_ref/TEfusion-Errors/E40001-Config_Error_"
+                "Invalid_Environment_Variable.md@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+        ),
+        hints=("error", "is invalid"),
     ),
     Failure(
         id="run-package-installed-twice",
