@@ -186,9 +186,22 @@ def test_spaces_of_other_code_points_read_as_spaces_escaped_too(error: str, expe
         typed = error.replace(" ", space)
         for shape in (typed, json.dumps({"level": "error", "msg": typed}), html.escape(typed)):
             assert failed(shape) == {expected}, shape
-        for entity in (f"&#{ord(space)};", f"&#x{ord(space):x};"):
+        for entity in (f"&#{ord(space)};", f"&#x{ord(space):x};", f"&#x{ord(space):05X};"):
             assert failed(error.replace(" ", entity)) == {expected}, entity
-    assert failed(error.replace(" ", "&nbsp;")) == {expected}
+    for entity in ("&nbsp;", "&#0160;", "&NonBreakingSpace;", "&ThinSpace;"):
+        assert failed(error.replace(" ", entity)) == {expected}, entity
+
+
+def test_an_escaped_space_a_terminal_cut_is_a_space_again() -> None:
+    # red team: an 80-column copy of a JSON log cut a "\\u00a0" across two rows
+    step = json.dumps({"level": "info", "msg": "step 0 loss 2.3 lr 0.0001 tokens 4096 " + "x" * 30})
+    error = "ModuleNotFoundError: No module named 'torch_npu'".replace(" ", "\u00a0")
+    cut = ("\\", "\\u", "\\u0", "\\u00", "\\u00a")
+    for pad in range(80):  # each place the cut can fall in "No module named"
+        record = json.dumps({"level": "error", "msg": "x" * pad + error})
+        text = rows("\n".join([step, step, record, step, step]), 80)
+        if any(row.endswith(cut) and "No" in row for row in text.split("\n")):
+            assert failed(text) == {"torch-npu-not-installed"}, text
 
 
 def test_a_screens_width_counts_an_ideographic_space_as_the_terminal_did() -> None:

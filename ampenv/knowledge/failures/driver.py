@@ -176,8 +176,8 @@ FAILURES = (
         codes=("207000",),
         meaning="the runtime asked for a feature the driver/firmware does not provide "
         "(ACL_ERROR_RT_FEATURE_NOT_SUPPORT): the driver is older than this CANN needs, "
-        "driver and firmware do not pair, or the program loads another CANN's runtime than "
-        "it was built with",
+        "driver and firmware do not pair, the program loads another CANN's runtime than "
+        "it was built with, or the chip (or its RC mode) lacks the feature",
         causes=(
             "HDK (driver and firmware) older than this CANN needs",
             "driver and firmware from different HDK releases",

@@ -98,8 +98,9 @@ _SPACES = (b"\xc2\xa0", b"\xe3\x80\x80")
 _TYPOGRAPHIC = tuple(chr(c).encode() for c in (*range(0x2000, 0x200B), 0x202F))  # b"\xe2\x80.."
 _ESCAPED_SPACE = re.compile(rb"\\u(?:00[aA]0|3000|200[0-9aA]|202[fF])")
 _ENTITY_SPACE = re.compile(
-    rb"&(?:#(?:160|12288|819[2-9]|820[0-2]|8239|[xX](?:[aA]0|3000|200[0-9aA]|202[fF]))"
-    rb"|nbsp|ensp|emsp|thinsp|hairsp|numsp|puncsp);"
+    rb"&(?:#(?:0{0,8}(?:160|12288|819[2-9]|820[0-2]|8239)"
+    rb"|[xX]0{0,8}(?:[aA]0|3000|200[0-9aA]|202[fF]))"
+    rb"|nbsp|ensp|emsp|emsp1[34]|thinsp|hairsp|numsp|puncsp|NonBreakingSpace|(?:Very)?ThinSpace);"
 )
 
 
@@ -119,7 +120,7 @@ def plain_spaces(data: bytes) -> bytes:
             data = _ESCAPED_SPACE.sub(b" ", data)
     if b"&" in data:
         data = data.replace(b"&nbsp;", b" ")
-        if b"&#" in data or b"sp;" in data:
+        if b"&#" in data or b"sp;" in data or b"Space;" in data:
             data = _ENTITY_SPACE.sub(b" ", data)
     if data.isascii():  # (first: byte searches of every piece cost a tenth of the scan)
         return data

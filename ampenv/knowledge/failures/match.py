@@ -329,7 +329,7 @@ class Scanner:
         across a cut shows (a code or message split over two rows). What its rows showed was
         found where they stand; a line that merely filled the screen, joined to the next by
         mistake, adds no failure its rows do not hold."""
-        joined = b"".join(rows)
+        joined = plain_spaces(b"".join(rows))  # (an escaped space the wrap cut is one again)
         lowered = joined.lower()
         hints = {p for p in self._passes if self._holds(joined, lowered, p)}
         if not hints:

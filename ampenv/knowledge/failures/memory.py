@@ -396,19 +396,20 @@ FAILURES = (
         "of which its line names",
         causes=(
             "memory exhausted around it (EL0004)",
-            "a copy the board does not support: a 310P across several cards (a LLaMA-Factory "
-            "article), an Atlas 200 board in RC mode copying from host memory (onnxruntime's "
-            "maintainers)",
+            "a copy the board may not support: a 310P across several cards (a LLaMA-Factory "
+            "article's guess) [unconfirmed], an Atlas 200 board in RC mode copying "
+            "asynchronously from host memory (an onnxruntime report's likely cause)",
             "a device fault (check its health)",
         ),
-        fix=HOLDERS + "; `npu-smi info -t health -i N`; on a 310P run on one card, on an RC-mode "
-        "board keep the copies device-side",
+        fix=HOLDERS + "; `npu-smi info -t health -i N`; on an RC-mode board, the synchronous "
+        "aclrtMemcpy where the asynchronous copy from host memory fails (the report's "
+        "workaround)",
         confirm="npu.devices",
         sources=(
             Source(CODES_H + " (507013)", "official"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/1993", "report"),
             Source("https://blog.gitcode.com/9bd53a047099b1764d8de143006e7034.html", "report"),
-            Source("https://github.com/microsoft/onnxruntime/issues/15677", "maintainer"),
+            Source("https://github.com/microsoft/onnxruntime/issues/15677", "report"),
         ),
         hints=code_hints("error"),
     ),
