@@ -341,9 +341,12 @@ FAILURES = (
             "see the E-codes and plog lines next to it",
             "a regression of the installed CANN release, when it began with a CANN upgrade "
             "(vllm-ascend#1653: 507000 and OOMs with CANN 8.2.RC1.alpha003)",
+            "507000 in ACL graph mode (a serving engine's captured graphs): many captured "
+            "graphs conflicting on the graph update stream, fixed by a newer CANN and torch_npu "
+            "(sglang's Ascend FAQ)",
         ),
         fix=PLOG + "; if it began with a CANN upgrade (an alpha or RC above all), go back to the "
-        "CANN release that worked",
+        "CANN release that worked; in graph mode, a newer CANN and torch_npu (or eager mode)",
         confirm=None,
         sources=(
             Source(CODES_H + " (500000-500005)", "official"),
@@ -357,6 +360,11 @@ FAILURES = (
                 "https://github.com/vllm-project/vllm-ascend/pull/1653 (do not upgrade to "
                 "CANN 8.2.RC1.alpha003)",
                 "maintainer",
+            ),
+            Source(
+                "sgl-project/sglang docs_new/docs/hardware-platforms/ascend-npus/ascend_npu_faq.mdx"
+                "@1335386668c994c08db2cc3979d8e92f8723bd07 (item 2: graph mode's 507000)",
+                "official",
             ),
         ),
         hints=code_hints("error", "fail"),

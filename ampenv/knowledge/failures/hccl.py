@@ -264,13 +264,16 @@ FAILURES = (
             "the NPUs still held by the processes of a killed or earlier job, or by workers "
             "started before it (`npu-smi info` lists them; two reports: EI0015 after a kill -9, "
             "error 15 with vLLM's workers holding the cards)",
+            "too little device memory left for the communicators, about 300 MB a card each "
+            "(MindSpore's FAQ: error 2 under OpenMPI, fixed by a lower variable_memory_max_size)",
         ),
         fix="read the E-code after it and HCCL's return code; end the processes `npu-smi info` "
         "lists on the job's NPUs; check the launch script (world size, ranks per node, master "
         "address) and HCCL_IF_IP / HCCL_SOCKET_IFNAME (raise HCCL_CONNECT_TIMEOUT for slow "
         "starts), "
         "`ampenv doctor --only env.hccl`; then test HCCL alone with CANN's hccl_test "
-        "(all_reduce_test) on the same devices",
+        "(all_reduce_test) on the same devices; error 2 with the devices' memory nearly full: "
+        "leave HCCL room (MindSpore: a lower variable_memory_max_size)",
         confirm="env.hccl",
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/397", "report"),
@@ -292,6 +295,11 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/3196", "report"),
             Source("index id 58511660259 (LoRA notes: EI0015 after a kill -9)", "report"),
             Source("index id 56171010235 (PyPTO notes: workers holding the cards)", "report"),
+            Source(
+                "mindspore-ai/docs r1.8 docs/mindspore/source_en/faq/distributed_configure.md "
+                "(HcclCommInitRootInfo error 2: device memory for HCCL)",
+                "official",
+            ),
         ),
         hints=("error", "fail"),
         rank=CLASS,
