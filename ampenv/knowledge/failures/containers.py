@@ -482,6 +482,8 @@ FAILURES = (
             # error, error code is 500000"), not its switch of a thread's device (ExchangeDevice)
             r"^(?![^\n]{0,400}\bExchangeDevice:)[^\n]{0,400}?npu_sys_ctrl\.cpp:\d{1,6} NPU "
             r"error, error code is \d{6}",
+            # PyPTO's F71008 (MAP_REG_ADDR_FAILED): the device's registers mapped by another
+            r"Map reg addr fail(?:ed)?,? maybe others are using current device",
         ),
         codes=("507033",),
         meaning="the device could not be opened: busy (another process holds its memory), "
@@ -524,6 +526,11 @@ FAILURES = (
             Source(
                 "https://hiascend.com/document/caselibrary/detail/topic_0000001589508769 "
                 "(npu_sys_ctrl.cpp error code is 500000: driver and firmware)",
+                "official",
+            ),
+            Source(
+                "hicann/pypto docs/zh/tutorials/appendix/trouble_shooting/machine.md"
+                "@883e7dfb018da764a65fd2c2f8c1e1d2de2d2471 (F71008: another process's device)",
                 "official",
             ),
         ),

@@ -1,9 +1,15 @@
 """The rendezvous before HCCL: torch.distributed's store, through which the ranks exchange
-HCCL's root info, and the master port it listens on."""
+HCCL's root info, the master port it listens on, and MPI, through which HCCL Test (CANN's
+hccl_test, the collectives' bandwidth test a node's bring-up runs) starts its ranks."""
 
 from __future__ import annotations
 
 from ampenv.knowledge.failures.model import Failure, Source
+
+HCCL_TEST_FAQ = Source(
+    "hicann/oam-tools docs/zh/hccl_test/faqs.md@ea0ce91e3a326ab6ae8a7c2caf88701343288f2b",
+    "official",
+)
 
 FAILURES = (
     Failure(
@@ -52,5 +58,40 @@ FAILURES = (
             ),
         ),
         hints=("fail",),
+    ),
+    Failure(
+        id="mpi-host-unresolved",
+        mode="hccl",
+        component="MPI",
+        # MPICH's channel init: "MPID_nem_tcp_init(379)...: gethostbyname failed, HOST (errno 2)"
+        patterns=(r"\bgethostbyname failed, [\w.-]{1,253}",),
+        codes=(),
+        meaning="MPI could not resolve a node's host name to an address, so its ranks (HCCL "
+        "Test's among them) never start",
+        causes=("the host name the line names missing from /etc/hosts (and from DNS)",),
+        fix="add the node's address and the host name the line names to /etc/hosts on every "
+        "node of the hostfile (`172.16.0.100 HOSTNAME`), then check with `getent hosts "
+        "HOSTNAME`",
+        confirm=None,
+        sources=(HCCL_TEST_FAQ,),
+        hints=("fail",),
+    ),
+    Failure(
+        id="mpi-library-not-found",
+        mode="hccl",
+        component="MPI",
+        # HCCL Test's binaries link MPI: "./all_reduce_test: error while loading shared
+        # libraries: libmpi.so.12: cannot open shared object file" (MPICH's 12, Open MPI's 40)
+        patterns=(r"(?<![\w.+-])libmpi\.so(?:\.[\d.]{1,20})?: cannot open shared object",),
+        codes=(),
+        meaning="MPI's library is not on the loader's path: HCCL Test's programs "
+        "(all_reduce_test, ...) link MPI, which no CANN package installs",
+        causes=("MPI installed where the loader does not look (/usr/local/mpich/lib)",),
+        fix="put MPI's lib folder on the loader's path on every node "
+        "(`export LD_LIBRARY_PATH=/usr/local/mpich/lib:$LD_LIBRARY_PATH`, or Open MPI's lib), "
+        "or install the MPI HCCL Test was built with",
+        confirm=None,
+        sources=(HCCL_TEST_FAQ,),
+        hints=("cannot",),
     ),
 )
