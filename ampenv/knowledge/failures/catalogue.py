@@ -29,6 +29,7 @@ from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSION
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
 from ampenv.knowledge.failures.rendezvous import FAILURES as RENDEZVOUS
+from ampenv.knowledge.failures.source_builds import FAILURES as SOURCE_BUILDS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
 NAMED: tuple[Failure, ...] = (
@@ -52,6 +53,7 @@ NAMED: tuple[Failure, ...] = (
     *HCCL_CHECKS,
     *COMPILER,
     *CONVERSION,
+    *SOURCE_BUILDS,
     *PYTHON_API,  # Python's words, read where no entry above reads the line
 )
 # The families come last: a code an entry owns is that entry's, whatever the wording; a library
