@@ -29,6 +29,7 @@ from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSION
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
 from ampenv.knowledge.failures.rendezvous import FAILURES as RENDEZVOUS
+from ampenv.knowledge.failures.schedulers import FAILURES as SCHEDULERS
 from ampenv.knowledge.failures.source_builds import FAILURES as SOURCE_BUILDS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
@@ -37,6 +38,7 @@ NAMED: tuple[Failure, ...] = (
     *TORCH_NPU,
     *GPU_CODE,
     *CANN_PAIRING,
+    *SCHEDULERS,
     *CONTAINERS,
     *DRIVER,
     *INSTALLERS,

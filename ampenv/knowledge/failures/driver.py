@@ -85,6 +85,31 @@ FAILURES = (
         hints=("cannot",),
     ),
     Failure(
+        id="driver-build-kernel-headers",
+        mode="driver",
+        component="driver",
+        # the driver's source build (hicann/driver's build.sh) looking for the running kernel's
+        # build tree: "/lib/modules/<uname -r>/build: No Such file or directory."
+        patterns=(r"/lib/modules/[^/\s]{1,100}/build: No such file or directory",),
+        codes=(),
+        meaning="the driver's kernel modules are built against the running kernel's headers, "
+        "and this host has none for it (/lib/modules/<kernel>/build is missing)",
+        causes=("no linux-headers (kernel-devel) package of the running kernel (`uname -r`)",),
+        fix="install the headers of the running kernel (`apt install -y linux-headers-$(uname "
+        "-r)`; openEuler/CentOS: `yum install kernel-devel-$(uname -r)`), or point the build "
+        "at another kernel's tree (`bash build.sh --make_clean`, then `bash build.sh --pkg "
+        "--soc=<soc> -k <kernel source path>`)",
+        confirm="npu.driver",
+        sources=(
+            Source(
+                "hicann/driver docs/zh/FAQ.md@999c25d7406900c7c55e747bbc59a8817f8d5650 "
+                "(questions 3 and 8)",
+                "official",
+            ),
+        ),
+        hints=("error",),  # its message is a key of its own: the line holds no error word
+    ),
+    Failure(
         id="driver-internal-error",
         mode="driver",
         component="driver",
