@@ -151,10 +151,14 @@ def test_hint_vocabulary_stays_small() -> None:
     # every line of a log of "occupancy" figures: 1.6 s -> 11.3 s for 64 MiB, the red team's.)
     # The benchmark beside 9a8bce6 (65 passes), alternating, two rounds, MB/s: typical 52.5,
     # 53.8 -> 49.2, 52.6; noisy 9.4, 9.9 -> 9.3, 9.6; unknown 3.3, 3.2 -> 3.3, 3.2 (fe69b79).
-    assert scanner.passes <= 67
+    # Sets 82 and 146's driver source build ("/lib/modules/<kernel>/build: No Such file or
+    # directory.", the driver's FAQ, twice in the held-out sets) holds no error word: its
+    # message is the key "no such file or directory": 68. A pass is one search of the text
+    # (about 10-15 ms for 64 MiB of a scan of about 1.2 s).
+    assert scanner.passes <= 68
     # Set 116's HCCL check "has the same physical device ID 0 as the rank 1" (read in the "the "
     # pass) made "same " a word five keys share; four of them hold "the " and are read there,
-    # so its pass reads the one it read before under its own name (67 passes either way).
+    # so its pass reads the one it read before under its own name (no pass more either way).
     shared = sorted(w for w, keys in scanner._passes.items() if w not in keys)
     assert shared == [b"not ", b"same ", b"the "]
 

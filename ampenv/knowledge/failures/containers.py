@@ -250,16 +250,23 @@ FAILURES = (
             r"\bDCMI_?Error_?Library_?Not_?Found\b",
             # msprof's own words (its "faild" as printed)
             r"Init platform by driver fail(?:e?d)\b",
+            # CANN's installer reading the driver's release (an --upgrade in a container)
+            r"unable to get driver config file [^\n]{0,200}?version\.info",
         ),
         codes=(),
-        meaning="a driver library cannot be loaded: the driver is not installed, its lib64 is "
-        "not mounted into this container, or it is not on the loader's path in this shell",
+        meaning="a driver file (a library, or the driver's version.info) cannot be read: the "
+        "driver is not installed, its folder is not mounted into this container, or its lib64 is "
+        "not on the loader's path in this shell",
         causes=(
             "container started without -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro",
             "driver lib64 missing from LD_LIBRARY_PATH: a shell that did not read the profile "
             "setting it (`docker exec -d`, a service unit, a cron job)",
             "(msprof's 'Init platform by driver failed') the devices not open to this user (not "
             "in the driver's group, HwHiAiUser) or none visible to it",
+            "(CANN's installer: 'unable to get driver config file') the driver's version.info "
+            "not in the container (or deleted): mount the driver folder, or copy the host's file "
+            "in (`docker cp /usr/local/Ascend/driver/version.info <container>:/usr/local/Ascend/"
+            "driver/`)",
         ),
         fix="mount the host driver: -v /usr/local/Ascend/driver:/usr/local/Ascend/driver:ro "
         "-v /usr/local/dcmi:/usr/local/dcmi (on a host: reinstall the driver); where it is "
@@ -284,6 +291,7 @@ FAILURES = (
             Source(
                 f"{KB}, index id 54123238486 (msprof: Init platform by driver faild)", "official"
             ),
+            Source(f"{KB}, index id 53998596506 (CANN's upgrade: driver config file)", "official"),
             Source(
                 "shared/reference/ascend-facts.md §1.2 (npu-smi without the driver's lib64)",
                 "report",

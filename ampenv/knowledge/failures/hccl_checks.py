@@ -389,7 +389,12 @@ FAILURES = (
         mode="hccl",
         component="gloo",
         # torch.distributed's Gloo groups (the CPU side of an NPU job) connecting their ranks
-        patterns=(r"Gloo connectFullMesh failed",),
+        patterns=(
+            r"Gloo connectFullMesh failed",
+            # Gloo's TCP pair retrying a peer ("failed to connect, willRetry=1, retry=2,
+            # retryLimit=3, rank=1, ... error=SO_ERROR: Connection refused")
+            r"failed to connect, willRetry=\d{1,3}, retry=\d{1,3}, retryLimit=\d{1,3}\b",
+        ),
         codes=(),
         meaning="torch.distributed's Gloo backend (the CPU process groups beside HCCL's) could "
         "not connect every rank to every other: on a host with several NICs it picked one the "
@@ -407,6 +412,11 @@ FAILURES = (
             Source(
                 "Huawei's one-case knowledge base, 'Gloo connectFullMesh failed' (the public "
                 "file index's id 53954242675)",
+                "official",
+            ),
+            Source(
+                "Ascend/MindIE-LLM docs/zh/faq/faq.md@8b4871ad31f592aa863f6255760e4934484d78e4 "
+                "(Gloo's 'failed to connect ... Connection refused': GLOO_SOCKET_IFNAME)",
                 "official",
             ),
         ),
