@@ -415,10 +415,13 @@ FAILURES = (
         # installed apart from them, here
         patterns=(r"No module named '?acl(?:\.[\w.]{1,80})?'",),
         codes=(),
-        meaning="the op compiler's Python packages (tbe, te) are not importable: the CANN "
-        "environment adds them to PYTHONPATH, so it was not sourced for this interpreter",
+        meaning="CANN's Python packages (pyACL's acl, the op compiler's tbe and te) are not "
+        "importable: the CANN environment adds them to PYTHONPATH, so it was not sourced for this "
+        "interpreter",
         causes=(
             "set_env.sh not sourced (PYTHONPATH lacks <toolkit>/python/site-packages)",
+            "a process the job spawned (multiprocessing's spawn, a serving engine's workers) "
+            "without the path the parent added to sys.path in code, not to PYTHONPATH",
             "a different Python than the one CANN's packages were installed for: CANN 5.x and "
             "older install te and topi as wheels into one Python (MindSpore's FAQ)",
         ),
@@ -432,6 +435,7 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/Ascend/pytorch/issues/29", "report"),
+            Source("a vllm-ascend bug record, the public file index's id 66423434032", "report"),
             Source(
                 "mindspore-ai/docs r1.5 docs/mindspore/faq/source_en/installation.md (No module "
                 "named 'te': the te wheel)",
