@@ -106,6 +106,8 @@ FAILURES = (
             "ports blocked or the wrong interface (HCCL_IF_IP / HCCL_SOCKET_IFNAME)",
             "the NPU NICs of the servers configured differently: TLS on one and off on another "
             "(`hccn_tool -i <id> -tls -g` on every server must agree)",
+            "the two ends over different links: one over RoCE (HCCL_INTRA_ROCE_ENABLE=1), the "
+            "other over HCCS (set it the same on both)",
         ),
         fix=CONNECT,
         confirm="env.hccl",
@@ -115,6 +117,12 @@ FAILURES = (
             Source(
                 "https://hiascend.com/document/detail/zh/canncommercial/80RC3/developmentguide/"
                 "hccl/hcclug/hcclug_000055.html (LINK_ERROR_INFO, TLS not consistent)",
+                "official",
+            ),
+            Source(
+                "hicann/cann-learning-hub tutorials/hixl_development/04_troubleshooting_and_perf_"
+                "optimization/04.02_typical_issue_troubleshoot.ipynb"
+                "@63d9c63af62961d907c4adfb2c7977c8a5307cef (RoCE on one end, HCCS on the other)",
                 "official",
             ),
             Source(
