@@ -186,4 +186,51 @@ FAILURES: tuple[Failure, ...] = (
         fallback=True,
         judge=unhandled,
     ),
+    Failure(
+        id="python-release-refused",
+        mode="torch-pairing",
+        component="python packages",
+        patterns=(
+            # transformers' require_version, which LLaMA-Factory and others call at import, and
+            # transformers too old for a model's config ("model type `qwen3_vl` but ..."), each
+            # read with its exception's name (their words alone would be keys of their own)
+            r"Error: [\w.-]{1,60}[<>=!~][^\n]{0,300}? is required for a normal functioning of "
+            r"this module, but found [\w.-]{1,60}==[\w.+-]{1,40}",
+            r"Error: The checkpoint you are trying to load has model type `[\w.-]{1,60}` but "
+            r"Transformers does not recognize this architecture",
+        ),
+        codes=(),
+        meaning="a library refused the installed release of a package: outside the range the "
+        "calling framework requires (its version check at import), or a transformers too old to "
+        "know the model being loaded",
+        causes=(
+            "a framework pinned to one range of transformers (LLaMA-Factory, MindSpeed) beside "
+            "a release a later pip install brought",
+            "a model newer than the installed transformers (its model card names the release "
+            "that added it)",
+        ),
+        fix="install a release in the range the line prints (`pip install "
+        '"transformers>=A,<=B"`), or the framework\'s release made for the installed one '
+        "(LLaMA-Factory 0.9.4 for transformers 4.57: `pip install llamafactory==<release>`); "
+        "for a model type transformers does not know, the transformers release its model card "
+        "names, then check the frameworks above it still accept that release",
+        confirm=None,
+        sources=(
+            Source(
+                "huggingface/transformers src/transformers/utils/versions.py (require_version's "
+                "message)",
+                "official",
+            ),
+            Source(
+                "jinyuchen724/jinyuchen AI/autoDl-ascend.md"
+                "@af03ce745c9fcb1fccfdf674c19e64d7c83a03ab "
+                "(LLaMA-Factory on a 910B3: transformers 4.57.3 against a checkout pinned to "
+                "4.49, and Qwen3-VL under an older transformers)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+        rank=CLASS,
+        judge=unhandled,
+    ),
 )
