@@ -426,8 +426,10 @@ FAILURES = (
             r"ASCEND_RT_VISIBLE_DEVICES\b[^\n]{0,200}must be configured in ascending order",
             r"Error setting ASCEND_RT_VISIBLE_DEVICES\b",
             r"No NPU devices found or specified in ASCEND_RT_VISIBLE_DEVICES",
-            # the runtime's own check: an id beyond the devices this container or node has
-            r"set ASCEND_RT_VISIBLE_DEVICES:\[?[^\]\n]{0,200}\]? error, input data rang",
+            # the runtime's own check: an id beyond the devices this container or node has (the
+            # value after a colon, or none: "GetVisibleDevices: set ASCEND_RT_VISIBLE_DEVICES
+            # error, input data range[0-1)")
+            r"set ASCEND_RT_VISIBLE_DEVICES(?::\[?[^\]\n]{0,200}\]?)? error, input data rang",
             # the runtime's EE2002: "Value 1,2,2 for environment variable
             # ASCEND_RT_VISIBLE_DEVICES is invalid. Expected value: cannot be duplicated."
             r"for environment variable ASCEND_RT_VISIBLE_DEVICES is invalid",
@@ -460,6 +462,11 @@ FAILURES = (
             Source("https://github.com/gpustack/gpustack/issues/2527 (EE1001 text)", "report"),
             Source("https://github.com/vllm-project/vllm-ascend/issues/2879", "report"),
             Source("https://github.com/gpustack/gpustack/issues/3352 (input data range)", "report"),
+            Source(
+                "an asys run's notes, the public file index's id 58925617860 (a host's card id in "
+                "a container of one)",
+                "report",
+            ),
             Source(FACTS + " §4 (envref_07_0028)", "official"),
             Source(
                 "hicann/runtime docs/zh/error_code_ref (EE2002: ASCEND_RT_VISIBLE_DEVICES "
