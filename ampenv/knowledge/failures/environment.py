@@ -29,7 +29,12 @@ FAILURES = (
         id="cxx11-abi-mismatch",
         mode="cann-pairing",
         component="nnal",
-        patterns=(r"undefined reference to [^\n]{0,300}\bstd::__cxx11\b",),
+        patterns=(
+            r"undefined reference to [^\n]{0,300}\bstd::__cxx11\b",
+            # the old ABI's spelling: code built with _GLIBCXX_USE_CXX11_ABI=0 (libtorch's) asks
+            # for a std::string symbol a library built with the new one does not have
+            r"undefined reference to `[^`\n]{0,300}\bstd::string const&",
+        ),
         codes=(),
         meaning="C++ code built with one C++ ABI links a library built with the other "
         "(_GLIBCXX_USE_CXX11_ABI 0 against 1): on Ascend, NNAL/ATB ships both and the one "
@@ -37,6 +42,9 @@ FAILURES = (
         causes=(
             "NNAL's set_env.sh sourced for the other ABI than the installed torch "
             "(ATB's cxx_abi_0 and cxx_abi_1 libraries)",
+            "a program built with libtorch's and libtorch_npu's ABI (0) linking a library built "
+            "with the other (OpenCV's own build: 1)",
+            "(less often) the library not linked at all: its -l missing or before the objects",
         ),
         fix="read torch's ABI (python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())') "
         "and source the ATB of that ABI: source /usr/local/Ascend/nnal/atb/set_env.sh "
@@ -48,6 +56,10 @@ FAILURES = (
                 "https://www.hiascend.com/document/detail/zh/canncommercial/850/acce/ascendtb/"
                 "ascendtb_0095.html",
                 "official",
+            ),
+            Source(
+                "https://github.com/Ascend/pytorch/issues/64 (libtorch_npu beside OpenCV)",
+                "maintainer",
             ),
         ),
         hints=("error",),
