@@ -365,8 +365,13 @@ FAILURES = (
         mode="container-devices",
         component="docker",
         # "docker: Error response from daemon: error gathering device information while adding
-        # custom device "/dev/davinci4": no such file or directory"
-        patterns=(r"\berror gathering device information\b",),
+        # custom device "/dev/davinci4": no such file or directory" (a node of the NPUs only:
+        # docker says the same of a camera or a USB stick); found by its own words, where a
+        # wrapped copy puts them on a line of their own
+        patterns=(
+            r"adding custom device \"?/dev/(?:davinci\d{0,4}|davinci_manager|devmm_svm|hisi_hdc)"
+            r"\"?: no such file or directory",
+        ),
         codes=(),
         meaning="docker could not add a device node the run asked for (--device /dev/davinciN, "
         "/dev/devmm_svm, ...): this host has no such node",
@@ -391,7 +396,10 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("error",),
+        hints=(),
+        # (its quote as a JSON record, a page or an input method writes it)
+        anchor=r'adding custom device (?:\\?"|&quot;|&#34;|“|”)?/dev/'
+        r"(?:davinci|devmm_svm|hisi_hdc)",
     ),
     Failure(
         id="no-device",

@@ -88,17 +88,20 @@ FAILURES = (
         id="driver-build-kernel-headers",
         mode="driver",
         component="driver",
-        # the driver's source build (hicann/driver's build.sh) looking for the running kernel's
+        # a kernel module's build (hicann/driver's build.sh, DKMS) looking for the kernel's
         # build tree: "/lib/modules/<uname -r>/build: No Such file or directory."
         patterns=(r"/lib/modules/[^/\s]{1,100}/build: No such file or directory",),
         codes=(),
-        meaning="the driver's kernel modules are built against the running kernel's headers, "
-        "and this host has none for it (/lib/modules/<kernel>/build is missing)",
-        causes=("no linux-headers (kernel-devel) package of the running kernel (`uname -r`)",),
-        fix="install the headers of the running kernel (`apt install -y linux-headers-$(uname "
-        "-r)`; openEuler/CentOS: `yum install kernel-devel-$(uname -r)`), or point the build "
-        "at another kernel's tree (`bash build.sh --make_clean`, then `bash build.sh --pkg "
-        "--soc=<soc> -k <kernel source path>`)",
+        meaning="a kernel module build (the NPU driver's, or any other module's) found no "
+        "headers for the kernel it builds for (/lib/modules/<kernel>/build is missing)",
+        causes=(
+            "no linux-headers (kernel-devel) package of the running kernel (`uname -r`)",
+            "a build aimed at another kernel than the one installed",
+        ),
+        fix="install the headers of the kernel the line names (`apt install -y "
+        "linux-headers-$(uname -r)`; openEuler/CentOS: `yum install kernel-devel-$(uname -r)`); "
+        "the NPU driver's source build can take another kernel's tree instead (`bash build.sh "
+        "--make_clean`, then `bash build.sh --pkg --soc=<soc> -k <kernel source path>`)",
         confirm="npu.driver",
         sources=(
             Source(
@@ -107,7 +110,10 @@ FAILURES = (
                 "official",
             ),
         ),
-        hints=("error",),  # its message is a key of its own: the line holds no error word
+        # the line holds no error word: found by the path (a search for "no such file or
+        # directory" made every such line of a log a candidate, 5-6x slower on a flood of them)
+        hints=(),
+        anchor=r"/lib/modules/[^/\s]{1,100}/build(?:: |：)",
     ),
     Failure(
         id="driver-internal-error",

@@ -17,6 +17,13 @@ def _doc(page: str, section: str) -> Source:
     return Source(f"{DIAGNOSIS.format(page)} ({section})", "official")
 
 
+# Gloo's interface on a host of several NICs
+GLOO_IFNAME = (
+    "export GLOO_SOCKET_IFNAME=<the interface of this node's address the others reach> (and "
+    "HCCL_SOCKET_IFNAME the same) on every node; check `ip -4 addr` and that the nodes reach "
+    "each other on it"
+)
+
 FAILURES = (
     Failure(
         id="hccl-ip-family-mismatch",
@@ -389,12 +396,7 @@ FAILURES = (
         mode="hccl",
         component="gloo",
         # torch.distributed's Gloo groups (the CPU side of an NPU job) connecting their ranks
-        patterns=(
-            r"Gloo connectFullMesh failed",
-            # Gloo's TCP pair retrying a peer ("failed to connect, willRetry=1, retry=2,
-            # retryLimit=3, rank=1, ... error=SO_ERROR: Connection refused")
-            r"failed to connect, willRetry=\d{1,3}, retry=\d{1,3}, retryLimit=\d{1,3}\b",
-        ),
+        patterns=(r"Gloo connectFullMesh failed",),
         codes=(),
         meaning="torch.distributed's Gloo backend (the CPU process groups beside HCCL's) could "
         "not connect every rank to every other: on a host with several NICs it picked one the "
@@ -404,9 +406,7 @@ FAILURES = (
             "name resolves to",
             "more bonded ports than Gloo handles (over 60 bond4 ports in the source's case)",
         ),
-        fix="export GLOO_SOCKET_IFNAME=<the interface of this node's address the others reach> "
-        "(and HCCL_SOCKET_IFNAME the same) on every node; check `ip -4 addr` and that the "
-        "nodes reach each other on it",
+        fix=GLOO_IFNAME,
         confirm="env.hccl",
         sources=(
             Source(
@@ -414,6 +414,26 @@ FAILURES = (
                 "file index's id 53954242675)",
                 "official",
             ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
+        id="gloo-connect-retry",
+        mode="hccl",
+        component="gloo",
+        # Gloo's TCP pair retrying a peer ("failed to connect, willRetry=1, retry=2,
+        # retryLimit=3, rank=1, ... error=SO_ERROR: Connection refused")
+        patterns=(r"failed to connect, willRetry=\d{1,3}, retry=\d{1,3}, retryLimit=\d{1,3}\b",),
+        codes=(),
+        meaning="Gloo (torch.distributed's CPU groups) retried its connection to a peer: where "
+        "the job then failed, the address it tried is one this node cannot reach",
+        causes=(
+            "several network interfaces and no GLOO_SOCKET_IFNAME (MindIE's FAQ)",
+            "the peer not listening yet: a retry that then connects is harmless",
+        ),
+        fix=GLOO_IFNAME,
+        confirm="env.hccl",
+        sources=(
             Source(
                 "Ascend/MindIE-LLM docs/zh/faq/faq.md@8b4871ad31f592aa863f6255760e4934484d78e4 "
                 "(Gloo's 'failed to connect ... Connection refused': GLOO_SOCKET_IFNAME)",
@@ -421,6 +441,8 @@ FAILURES = (
             ),
         ),
         hints=("fail",),
+        # a retry that connects is printed by healthy jobs too: a cause only beside a failure
+        notice=True,
     ),
     Failure(
         id="hccn-conf-invalid",

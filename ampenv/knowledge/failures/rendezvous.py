@@ -64,7 +64,9 @@ FAILURES = (
         mode="hccl",
         component="MPI",
         # MPICH's channel init: "MPID_nem_tcp_init(379)...: gethostbyname failed, HOST (errno 2)"
-        patterns=(r"\bgethostbyname failed, [\w.-]{1,253}",),
+        # (the form of MPICH's error stack, FUNC(LINE)...: only: other programs print
+        # "gethostbyname failed" too)
+        patterns=(r"\b\w{1,60}\(\d{1,6}\)\.{0,80}: ?gethostbyname failed, [\w.-]{1,253} \(errno",),
         codes=(),
         meaning="MPI could not resolve a node's host name to an address, so its ranks (HCCL "
         "Test's among them) never start",

@@ -1,6 +1,6 @@
-"""Building the stack from source: torch_npu's build script, a libtorch program linked against
-torch's own libraries, Triton-Ascend's compiler. The tools' own words (bash, ld), read only in the
-forms these builds' guides show, so a build log of anything else stays silent."""
+"""Building the stack from source: torch_npu's build script (a script with Windows line endings,
+wherever it runs), a libtorch program linked against torch's own libraries, Triton-Ascend's
+compiler. The tools' own words (bash, ld), read only in the forms these builds' guides show."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ FAILURES = (
         meaning="a shell script with Windows line endings (CRLF): bash reads each line's "
         "carriage return as part of a command, so the build script fails from its first line",
         causes=("the sources checked out or copied through Windows (git's core.autocrlf)",),
-        fix="convert the scripts to Unix line endings (`dos2unix ci/build.sh`, or `sed -i "
-        "'s/\\r$//' FILE`; every file of the checkout with `git config core.autocrlf input` "
-        "and a fresh clone), remove the build folder (`rm -rf build`) and build again",
+        fix="convert the script the line names to Unix line endings (`dos2unix <script>`, or "
+        "`sed -i 's/\\r$//' <script>`; a whole checkout: `git config core.autocrlf input` and "
+        "a fresh clone); torch_npu's build: then clear its build folder of the failed run and "
+        "run `bash ci/build.sh` again",
         confirm=None,
         sources=(Source(TORCH_NPU_INSTALL_FAQ + " (question 3)", "official"),),
         hints=("not found",),
@@ -68,7 +69,7 @@ FAILURES = (
         sources=(
             Source(
                 "Ascend/triton-ascend docs/zh/installation_guide.md"
-                "@eeb030e7bb71f8a251c5d378dbe2977e8b8dbb83 (note 1)",
+                "@eeb030e7bb71f8a251c5d378dbe2977e8b8dbb83 (its note on stdc++fs)",
                 "official",
             ),
         ),
