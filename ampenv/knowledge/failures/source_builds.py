@@ -53,18 +53,25 @@ FAILURES = (
         hints=("not found",),
     ),
     Failure(
-        id="gcc-stdcxxfs-missing",
+        id="gcc-too-old",
         mode="compile-cache",
-        component="ld",
-        # ld.lld's and GNU ld's words for a link of std::filesystem's old library
-        patterns=(r"(?:unable to find library|cannot find) -lstdc\+\+fs\b",),
+        component="gcc",
+        patterns=(
+            # ld.lld's and GNU ld's words for a link of std::filesystem's old library
+            r"(?:unable to find library|cannot find) -lstdc\+\+fs\b",
+            # C++17's <filesystem> header, which libstdc++ has from GCC 8 (clang's wording)
+            r"fatal error: '?filesystem'? file not found",
+        ),
         codes=(),
-        meaning="the link of a source build (Triton-Ascend's) cannot find stdc++fs, the library "
-        "std::filesystem needs with a GCC older than 9",
-        causes=("a GCC older than the build supports (Triton-Ascend: 9.4.0)",),
-        fix="build with the GCC the project's guide names (Triton-Ascend: 9.4.0 or newer), or "
-        "keep this GCC and uncomment `link_libraries(stdc++fs)` in triton-ascend's "
-        "CMakeLists.txt",
+        meaning="a source build needs a newer GCC than the one it runs: C++17's <filesystem> "
+        "(GCC 8 and newer), without its separate stdc++fs library (GCC 9 and newer)",
+        causes=(
+            "a GCC older than the build supports (`gcc --version`; torch_npu: 8 or newer; "
+            "Triton-Ascend: 9.4.0)",
+        ),
+        fix="build with the GCC the project's guide names (torch_npu: GCC 8 or newer, its build "
+        "guide's version best; Triton-Ascend: 9.4.0 or newer); Triton-Ascend with this GCC: "
+        "uncomment `link_libraries(stdc++fs)` in its CMakeLists.txt",
         confirm=None,
         sources=(
             Source(
@@ -72,7 +79,51 @@ FAILURES = (
                 "@eeb030e7bb71f8a251c5d378dbe2977e8b8dbb83 (its note on stdc++fs)",
                 "official",
             ),
+            Source(TORCH_NPU_INSTALL_FAQ + " (build question 6: 'filesystem')", "official"),
         ),
-        hints=("unable", "cannot"),
+        hints=("unable", "cannot", "error"),
+    ),
+    Failure(
+        id="torch-npu-submodule-missing",
+        mode="torch-pairing",
+        component="torch_npu build",
+        # torch_npu's code generation reading op-plugin's yaml from its third_party folder
+        patterns=(
+            r"(?:The path does not exist: |No such file or directory: ')[^'\n]{0,300}"
+            r"third_party/op-plugin/op_plugin/config/",
+        ),
+        codes=(),
+        meaning="torch_npu's source build found no op-plugin files under third_party: the "
+        "checkout's git submodules were not fetched (or are of another commit)",
+        causes=(
+            "a clone without --recursive, or a submodule update that failed",
+            "op-plugin checked out at a commit without this torch release's config (v2rN)",
+        ),
+        fix="in the source tree: `git submodule update --init --recursive` (to pin one "
+        "third_party project: `git checkout <commit>` in its folder), then build again "
+        "(`bash ci/build.sh --python=3.x`)",
+        confirm=None,
+        sources=(
+            Source(TORCH_NPU_INSTALL_FAQ + " (build question 2)", "official"),
+            Source("https://github.com/Ascend/pytorch/issues/106", "maintainer"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="symlink-checked-out-as-text",
+        mode="torch-pairing",
+        component="git",
+        # a header whose whole text is the path it linked to ("../../ge/ge_error_codes.h")
+        patterns=(r"\.h:1:1: error: expected unqualified-id before [‘'`]\.[’'`] token",),
+        codes=(),
+        meaning="a header that should be a symbolic link is a text file holding its target's "
+        "path: Git on Windows (or an archive tool) checked the link out as a file",
+        causes=("the sources cloned or copied on Windows, or core.symlinks off",),
+        fix="clone again on Linux (or with `git config core.symlinks true`); or rebuild the "
+        'links in place: for each header whose text is a relative path, `ln -sf "$(cat '
+        'FILE)" FILE`',
+        confirm=None,
+        sources=(Source(TORCH_NPU_INSTALL_FAQ + " (build question 5)", "official"),),
+        hints=("error",),
     ),
 )
