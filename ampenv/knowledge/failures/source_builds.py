@@ -126,4 +126,39 @@ FAILURES = (
         sources=(Source(TORCH_NPU_INSTALL_FAQ + " (build question 5)", "official"),),
         hints=("error",),
     ),
+    Failure(
+        id="cmake-version-refused",
+        mode="torch-pairing",
+        component="cmake",
+        # "CMake Error at third_party/Tensorpipe/third_party/libuv/CMakeLists.txt:1
+        # (cmake_minimum_required):" and under it the reason ("Compatibility with CMake < 3.5
+        # has been removed from CMake.", or "CMake 3.18 or higher is required.")
+        patterns=(r"CMake Error at [^\n]{0,300}\(cmake_minimum_required\):",),
+        codes=(),
+        meaning="a project of the build (a third-party one: Tensorpipe's libuv in torch_npu's "
+        "tree) refused this CMake in its cmake_minimum_required: CMake 4.0 and newer no longer "
+        "accept a minimum below 3.5 (3.27 to 3.31 only warned), or this CMake is older than the "
+        "minimum the project names",
+        causes=(
+            "a CMake newer than the sources were written for (pip's cmake 4, a new image): "
+            "'Compatibility with CMake < 3.5 has been removed'",
+            "a CMake older than the project needs: 'CMake X or higher is required'",
+        ),
+        fix="for 'Compatibility with CMake < 3.5 has been removed': configure with "
+        "`-DCMAKE_POLICY_VERSION_MINIMUM=3.5` (torch_npu: append it to cmake_args in setup.py's "
+        'CPPLibBuild.run), or build with a CMake 3.x (`pip install "cmake<4"`); torch_npu\'s '
+        "Tensorpipe can be left out instead (`export DISABLE_RPC_FRAMEWORK=TRUE`); for 'CMake X "
+        "or higher is required': a CMake of at least X (`pip install -U cmake`)",
+        confirm=None,
+        sources=(
+            Source(TORCH_NPU_INSTALL_FAQ + " (build question 4)", "official"),
+            Source(
+                "Ascend/pytorch docs/zh/troubleshooting/npu_full_test_source_build.md"
+                "@bdf7a14060c454fd84d2b36adc35350f491fc7af (DISABLE_RPC_FRAMEWORK=TRUE)",
+                "official",
+            ),
+            Source("https://cmake.org/cmake/help/latest/release/4.0.html", "official"),
+        ),
+        hints=("error",),
+    ),
 )
