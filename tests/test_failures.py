@@ -155,11 +155,11 @@ def test_hint_vocabulary_stays_small() -> None:
     # directory.", the driver's FAQ, twice in the held-out sets) and docker's missing NPU node
     # ('while adding custom device "/dev/davinci4": no such file or directory', its author's
     # wrap putting it on a line of its own) hold no error word: each is found by an anchor of
-    # its own path ("/lib/modules/.../build: ", 'adding custom device "/dev/davinci'), a search
-    # with a literal prefix like a word's: 69. (Keyed on "no such file or directory" instead, a
-    # flood of harmless such lines took 5-6x as long, the red team's: 2.9 s -> 14.8-17.4 s for
-    # 64 MiB; by the anchors 1.4 s before and after.) A pass is one search of the text (about
-    # 10-15 ms for 64 MiB of a scan of about 1.2 s).
+    # its own words ("lib/modules/.../build: No such", 'adding custom device ... dev/davinci'), a
+    # search with a literal prefix like a word's: 69. (Keyed on "no such file or directory"
+    # instead, a flood of harmless such lines took 5-6x as long, the red team's: 2.9 s -> 14.8-
+    # 17.4 s for 64 MiB; by the anchors 1.4 s before and after.) A pass is one search of the
+    # text (about 10-15 ms for 64 MiB of a scan of about 1.2 s).
     assert scanner.passes <= 69
     # Set 116's HCCL check "has the same physical device ID 0 as the rank 1" (read in the "the "
     # pass) made "same " a word five keys share; four of them hold "the " and are read there,

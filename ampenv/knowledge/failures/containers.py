@@ -369,8 +369,8 @@ FAILURES = (
         # docker says the same of a camera or a USB stick); found by its own words, where a
         # wrapped copy puts them on a line of their own
         patterns=(
-            r"adding custom device \"?/dev/(?:davinci\d{0,4}|davinci_manager|devmm_svm|hisi_hdc)"
-            r"\"?: no such file or directory",
+            r"adding custom device [\"'“”]?/dev/(?:davinci\d{0,4}|davinci_manager|devmm_svm"
+            r"|hisi_hdc)[\"'“”]?: no such file or directory",
         ),
         codes=(),
         meaning="docker could not add a device node the run asked for (--device /dev/davinciN, "
@@ -397,8 +397,8 @@ FAILURES = (
             ),
         ),
         hints=(),
-        # (its quote as a JSON record, a page or an input method writes it)
-        anchor=r'adding custom device (?:\\?"|&quot;|&#34;|“|”)?/dev/'
+        # (its quote and slash as a JSON record, a page or an input method writes them)
+        anchor=r"adding custom device [^\s/]{0,8}(?:/|\\/|&#x2F;|&#47;)dev(?:/|\\/|&#x2F;|&#47;)"
         r"(?:davinci|devmm_svm|hisi_hdc)",
     ),
     Failure(

@@ -113,7 +113,9 @@ FAILURES = (
         # the line holds no error word: found by the path (a search for "no such file or
         # directory" made every such line of a log a candidate, 5-6x slower on a flood of them)
         hints=(),
-        anchor=r"/lib/modules/[^/\s]{1,100}/build(?:: |：)",
+        # (its slashes escaped as some JSON writers do; "No such" in it: `file`'s listing of
+        # "/lib/modules/<x>/build: symbolic link to ..." is no candidate)
+        anchor=r"lib\\?/modules\\?/[^/\\\s]{1,100}\\?/build(?::|：) ?[Nn]o [Ss]uch",
     ),
     Failure(
         id="driver-internal-error",

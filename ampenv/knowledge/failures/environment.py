@@ -49,7 +49,9 @@ FAILURES = (
         fix="read torch's ABI (python3 -c 'import torch; print(torch.compiled_with_cxx11_abi())') "
         "and source the ATB of that ABI: source /usr/local/Ascend/nnal/atb/set_env.sh "
         "--cxx_abi=<0|1>; then rebuild; for another library, build with the "
-        "_GLIBCXX_USE_CXX11_ABI it was built with, or against the CANN release it supports",
+        "_GLIBCXX_USE_CXX11_ABI it was built with, or against the CANN release it supports; "
+        "where both ABIs agree, link the library that defines the symbol (-l<name> after the "
+        "objects, target_link_libraries)",
         confirm="python.stack",
         sources=(
             Source(

@@ -29,12 +29,12 @@ CALLABLE = r"(?=(?P<call>[\w.<>]{1,120}))(?P=call)\(\)"
 # A module as Python quotes it ('vllm.distributed.parallel_state'), read once: the look-ahead
 # takes the whole name, and no shorter one is tried where the quote does not follow
 MODULE = r"(?=(?P<mod>[\w.]{1,120}))(?P=mod)"
-# A dotted module whose last name is public ('vllm.lora.models', and inside a private package
-# 'torch._inductor.triton_heuristics', moved in torch 2.3): its package was found, the
-# submodule was not. A private last name ('vllm._C', 'mindspore._c_expression') or an
-# extension's name ('vllm_ascend.vllm_ascend_C') is a compiled module not built or not found,
-# which says nothing of a release's API.
-DOTTED = r"(?=(?P<dotted>(?:[A-Za-z_]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}))(?P=dotted)(?<!_C)"
+# A dotted module of public names ('vllm.lora.models'): its package was found, the submodule
+# was not. A private segment ('vllm._C') or an extension's name ('vllm_ascend.vllm_ascend_C')
+# is a compiled module not built or not found, which says nothing of a release's API; so is a
+# public name inside a private package (pandas._libs.interval), or a module a frozen bundle
+# left out (torch._inductor.fx_passes.serialized_patterns under PyInstaller).
+DOTTED = r"(?=(?P<dotted>(?:[A-Za-z]\w{0,60}\.){1,6}[A-Za-z]\w{0,60}))(?P=dotted)(?<!_C)"
 # A program saying it goes on without what it failed to import (apex's "Using Python
 # fallback", and on its own line "Original ImportError was: ..."), pytest skipping a test that
 # needs it (unless an exception it raised says so first: transformers' "RuntimeError: Failed to
