@@ -120,6 +120,35 @@ FAILURES = (
         notice=True,
     ),
     Failure(
+        id="cann-too-old-for-feature",
+        mode="cann-pairing",
+        component="vllm-ascend",
+        # features that check the CANN and torch_npu (PTA) they need before they run:
+        # vllm-ascend's MC2 hierarchical communication (token_dispatcher.py)
+        patterns=(r"Error: PTA and CANN version is too old to support",),
+        codes=(),
+        meaning="a feature the job turned on needs a CANN (runtime and operator packages), and "
+        "a torch_npu, newer than the installed ones, and checked for it before running",
+        causes=(
+            "CANN and torch_npu of an earlier release than the feature (the framework's notes "
+            "name the first release that has it)",
+            "a newer toolkit beside older operator packages (kernels / ops not upgraded with it)",
+        ),
+        fix="upgrade CANN's toolkit and operator packages together, with the torch_npu paired "
+        "with them (Ascend/pytorch's release table), to the release the feature needs; or "
+        "turn the feature off (vllm-ascend: without enable_mc2_hierarchy_comm); `ampenv "
+        "doctor --only python.stack,cann.toolkit`",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/ops/fused_moe/token_dispatcher.py"
+                "@182b75ea84ff13ece27b57391331ef8935410aea",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="torch-npu-atb-symbol",
         mode="cann-pairing",
         component="nnal",
@@ -285,11 +314,14 @@ FAILURES = (
             # an offline model (.om) ATC built for another SoC, refused when it is loaded
             r"ModelCheckCompatibility failed, supported socVersion=\w{1,40}, but the model "
             r"socVersion=\w{1,40}",
+            # vllm-ascend's check of the chip its custom operators were built for
+            r"Error: Current device type: \S{1,60} does not match the installed version's "
+            r"device type",
         ),
         codes=(),
-        meaning="an operator package (prebuilt kernels, a custom-op bin package) or an offline "
-        "model (.om) was built for another chip (SoC) than the one in this node, and its "
-        "installer or loader refuses it",
+        meaning="an operator package (prebuilt kernels, a custom-op bin package, vllm-ascend's "
+        "own operators) or an offline model (.om) was built for another chip (SoC) than the one "
+        "in this node, and its installer or loader refuses it",
         causes=(
             "the package built with a default or guessed SoC (its run.sh / build SOC_VERSION) "
             "instead of this node's chip",
@@ -298,9 +330,16 @@ FAILURES = (
         fix="rebuild or reinstall the package for this chip: its name is in `npu-smi info` "
         "(e.g. 310P3 -> Ascend310P3); pass it to the build or installer (run.sh with the "
         "socversion parameter, SOC_VERSION=Ascend<name>, atc --soc_version=Ascend<name> for an "
-        ".om), and install CANN's kernels for this chip (Ascend-cann-kernels-<chip>)",
+        ".om), and install CANN's kernels for this chip (Ascend-cann-kernels-<chip>); "
+        "vllm-ascend: its wheel or image made for this chip (A2, A3, 310P), or a build with "
+        "SOC_VERSION set to it",
         confirm="cann.toolkit",
         sources=(
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/device/device_config.py"
+                "@182b75ea84ff13ece27b57391331ef8935410aea (check_ascend_device_type)",
+                "official",
+            ),
             Source("https://github.com/vllm-project/vllm-ascend/issues/5599", "report"),
             Source(
                 "https://github.com/vllm-project/vllm-ascend/issues/6676 (same text; answered: "

@@ -151,7 +151,9 @@ FAILURES = (
         component="runtime",
         patterns=(
             r"\[SqCqManage\]Alloc sq cq fail",
-            r"ACL graph capture failed with an old Ascend HDK/CANN stack",
+            # vllm-ascend's own readings of a capture's failure (acl_graph.py)
+            r"ACL graph capture failed with (?:an old Ascend HDK/CANN stack|a known "
+            r"stream-resource exhaustion signature)",
             # torch_npu's capture call failing with 207005 (resource allocation) or 207008 (no
             # stream left: EL0009)
             r"AclmdlRICaptureBegin\([^)\n]{0,80}\), error code is 20700[58]",

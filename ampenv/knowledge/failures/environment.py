@@ -157,7 +157,11 @@ FAILURES = (
         mode="cann-env",
         component="cann",
         # a CANN library the loader cannot open: the shared-library family (libraries.py)
-        patterns=(r"Please check that the (?:cann|runtime|compiler) package is installed",),
+        patterns=(
+            r"Please check that the (?:cann|runtime|compiler) package is installed",
+            # vllm-ascend's PyHCCL (HCCL_SO_PATH, or libhccl.so from the loader's path)
+            r"Failed to load HCCL library\. so_file=",
+        ),
         codes=(),
         meaning="a CANN library cannot be loaded: the CANN environment was not sourced in this "
         "shell (LD_LIBRARY_PATH lacks the toolkit's lib64) or the package is not installed",
@@ -184,8 +188,13 @@ FAILURES = (
                 "shared/reference/ascend-facts.md §3 (torch_npu import without set_env.sh)",
                 "official",
             ),
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/distributed/device_communicators/"
+                "pyhccl_wrapper.py@182b75ea84ff13ece27b57391331ef8935410aea (HCCL_SO_PATH)",
+                "official",
+            ),
         ),
-        hints=("cannot", "is installed"),
+        hints=("cannot", "is installed", "fail"),
     ),
     Failure(
         id="vllm-device-type-unknown",
@@ -397,6 +406,8 @@ FAILURES = (
         patterns=(  # an NNAL/ATB library the loader cannot open: the shared-library family
             # MindIE's model runner, from the ATB models package (its own set_env.sh)
             r"No module named '?atb_llm\b",
+            # MindSpeed's ATB op builder, where ATB_HOME_PATH (set by NNAL's set_env.sh) is unset
+            r"Error: please install cann-nnal package first",
         ),
         codes=(),
         meaning="an NNAL/ATB library (or MindIE's atb_llm, from the ATB models package) cannot "
@@ -418,8 +429,13 @@ FAILURES = (
                 "https://www.hiascend.com/forum/thread-0261156244902044319-1-1.html (atb_llm)",
                 "report",
             ),
+            Source(
+                "Ascend/MindSpeed mindspeed/op_builder/atb_builder.py"
+                "@028de58ca629d035185b00ff7d1eb7eff4f7fd48 (ATB_HOME_PATH)",
+                "official",
+            ),
         ),
-        hints=("cannot", "no module named"),
+        hints=("cannot", "no module named", "error"),
     ),
     Failure(
         id="cann-python-missing",
@@ -586,7 +602,12 @@ FAILURES = (
         id="acl-stub-library",
         mode="cann-env",
         component="acl",
-        patterns=(r"stub library cannot be used for execution",),
+        patterns=(
+            r"stub library cannot be used for execution",
+            # torch_npu's words for ACL's 100039 (NPUErrorCodes.h)
+            r"library path configured before running the application is the path of the "
+            r"compilation stub",
+        ),
         codes=(),
         meaning="the program loaded CANN's stub libascendcl.so (made for linking only, in the "
         "toolkit's lib64/stub) instead of the runtime library",
@@ -601,6 +622,11 @@ FAILURES = (
         confirm="cann.toolkit",
         sources=(
             Source("https://www.hiascend.com/forum/thread-0201179571420801181-1-1.html", "report"),
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NPUErrorCodes.h"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (100039)",
+                "official",
+            ),
         ),
         hints=("error",),
     ),
@@ -631,69 +657,5 @@ FAILURES = (
             Source("https://www.hiascend.com/forum/thread-02101179372557937167-1-1.html", "report"),
         ),
         hints=("err",),
-    ),
-    Failure(
-        id="libstdcxx-too-old",
-        mode="cann-env",
-        component="host",
-        # the loader's message for a binary built with a newer C++ runtime than the one it found
-        # the loader's words (what needs the version), or an import's error that quotes it; not
-        # a probe's "not found, will use the bundled one"
-        patterns=(
-            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found \(required by "
-            r"[^)\n]{1,300}\)",
-            r"Error: [^\n]{0,300}?version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found",
-        ),
-        codes=(),
-        meaning="a binary (an extension such as aclruntime, a CANN tool) was built with a newer "
-        "GCC than the libstdc++.so.6 the loader found: that library lacks the GLIBCXX (or "
-        "CXXABI) version it needs",
-        causes=(
-            "the system's libstdc++ found before a newer one (a conda environment's)",
-            "a wheel built on a newer distribution than this one",
-        ),
-        fix="give the loader a libstdc++ that has it: `strings <libstdc++.so.6> | grep "
-        "GLIBCXX_3.4` lists what one offers; in conda, `conda install -c conda-forge "
-        "libstdcxx-ng` and put $CONDA_PREFIX/lib first on LD_LIBRARY_PATH (or LD_PRELOAD it); "
-        "else build the extension on this system",
-        confirm=None,
-        sources=(
-            Source(
-                "Ascend ait docs/benchmark/FAQ.md, as mirrored in mjlovesz/sync-ait (item 1, "
-                "GLIBCXX_3.4.29 not found)",
-                "official",
-            ),
-        ),
-        # a binary's loader prints it with no error word: "not found" (searched for with the
-        # other keys that hold "not ", no pass of its own)
-        hints=("not found",),
-    ),
-    Failure(
-        id="ascendc-cmake-not-found",
-        mode="cann-env",
-        component="AscendC",
-        # an AscendC kernel project's CMakeLists, looking in the CANN package path it was given
-        patterns=(r"ascendc_kernel_cmake does not exist, please check whether the cann package",),
-        codes=(),
-        meaning="an AscendC kernel build found no CANN at the path it was given "
-        "(ASCEND_CANN_PACKAGE_PATH, or the default /usr/local/Ascend/...): the folder is empty "
-        "or its links are broken",
-        causes=(
-            "the default CANN folder empty, or ascend-toolkit/latest a broken link (CANN "
-            "installed elsewhere, or moved)",
-            "CANN not installed on the build host",
-        ),
-        fix="point the build at the real installation (ASCEND_CANN_PACKAGE_PATH=<the CANN "
-        "folder holding tools/tikcpp/ascendc_kernel_cmake>, `ls -l /usr/local/Ascend/"
-        "ascend-toolkit/latest` shows where the link goes) and source its set_env.sh",
-        confirm="cann.toolkit",
-        sources=(
-            Source(
-                "an AscendC kernel-bench project's PLATFORM_BUGS.md, PB-18 (the public file "
-                "index's id 60294315873)",
-                "report",
-            ),
-        ),
-        hints=("err",),  # (its message is a key of its own: CMake prints it on a line below)
     ),
 )

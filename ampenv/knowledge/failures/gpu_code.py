@@ -83,6 +83,53 @@ FAILURES = (
         hints=("no module named",),
     ),
     Failure(
+        id="flash-attn-on-npu",
+        mode="torch-pairing",
+        component="flash_attn",
+        patterns=(
+            # transformers' check_imports scans a remote-code model's file as text, so an
+            # import under is_flash_attn_2_available() still demands the package
+            r"not found in your environment: (?:[\w-]{1,40}, ){0,8}flash_attn\b",
+            r"(?<!`)(?<!\([\"'])(?<!was: )No module named \\?['\"]?flash_attn(?:_2_cuda)?(?![\w.])",
+        ),
+        codes=(),
+        judge=unhandled,
+        meaning="code asked for flash_attn (Dao's FlashAttention): it is built with CUDA only, "
+        "so an NPU node has none, and pip cannot build it there",
+        causes=(
+            "a model's remote code (trust_remote_code) imports flash_attn, and transformers "
+            "demands every module the file names before it runs, guarded or not",
+            "code written for GPUs imports flash_attn (its bert_padding helpers, "
+            "flash_attn_varlen_func) directly",
+        ),
+        fix="do not install flash_attn on the NPU; comment out the flash_attn imports of the "
+        "model's modeling_*.py (its weights folder, or the cached copy under "
+        "~/.cache/huggingface/modules/transformers_modules) and load it with "
+        "attn_implementation='sdpa' or 'eager'; where flash attention is wanted use "
+        "torch_npu.npu_fusion_attention, or a transformers release with "
+        "integrations/npu_flash_attention.py, which serves 'flash_attention_2' on NPUs",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "https://support.huaweicloud.com/bestpractice-modelarts/modelarts_llm_train_91248"
+                ".html (LlamaFactory on NPUs, training FAQ 3: the flash_attn check commented out)",
+                "official",
+            ),
+            Source(
+                "an Ascend quantization guide's DeepSeek-V3/R1 QA, index id 56966345982 "
+                "(flash_attn unsupported on Ascend: comment it out of modeling_deepseek.py)",
+                "official",
+            ),
+            Source(
+                "huggingface/transformers src/transformers/integrations/npu_flash_attention.py"
+                "@b06759150d7c686373913875d4cfae6cb41df963",
+                "official",
+            ),
+            Source("easyr1's NPU patterns catalogue, index id 51770230308 (NPU-CP-005)", "report"),
+        ),
+        hints=("no module named", "not found"),
+    ),
+    Failure(
         id="transformers-fp16-cuda-only",
         mode="dtype",
         component="transformers",

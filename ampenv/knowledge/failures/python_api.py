@@ -200,6 +200,10 @@ FAILURES: tuple[Failure, ...] = (
             r"this module, but found [\w.-]{1,60}==[\w.+-]{1,40}",
             r"Error: The checkpoint you are trying to load has model type `[\w.-]{1,60}` but "
             r"Transformers does not recognize this architecture",
+            # a Llama 3.1 config (rope_type 'llama3') read by a transformers before 4.43, whose
+            # check knew only {type, factor}
+            r"Error: [`']rope_scaling[`'] must be a dictionary with two fields, [`']type[`'] and "
+            r"[`']factor[`'], got \{",
         ),
         codes=(),
         meaning="a library refused the installed release of a package: outside the range the "
@@ -214,13 +218,19 @@ FAILURES: tuple[Failure, ...] = (
         fix="install a release in the range the line prints (`pip install "
         '"transformers>=A,<=B"`), or the framework\'s release made for the installed one '
         "(LLaMA-Factory 0.9.4 for transformers 4.57: `pip install llamafactory==<release>`); "
-        "for a model type transformers does not know, the transformers release its model card "
-        "names, then check the frameworks above it still accept that release",
+        "for a model newer than transformers (a model type it does not know, a rope_scaling it "
+        "refuses), the transformers release its model card names (Llama 3.1: 4.43 or later), "
+        "then check the frameworks above it still accept that release",
         confirm=None,
         sources=(
             Source(
                 "huggingface/transformers src/transformers/utils/versions.py (require_version's "
                 "message)",
+                "official",
+            ),
+            Source(
+                "https://support.huaweicloud.com/bestpractice-modelarts/modelarts_llm_infer_91237"
+                ".html (Llama 3.1 on Ascend-vLLM: upgrade transformers to 4.43.1)",
                 "official",
             ),
             Source(
@@ -233,6 +243,45 @@ FAILURES: tuple[Failure, ...] = (
         ),
         hints=("error",),
         rank=CLASS,
+        judge=unhandled,
+    ),
+    Failure(
+        id="deepspeed-config-refused",
+        mode="torch-pairing",
+        component="deepspeed",
+        # DeepSpeed's config models (pydantic); the field and the reason follow on the next lines
+        patterns=(r"\d{1,3} validation errors? for DeepSpeed\w{0,40}Config\b",),
+        codes=(),
+        meaning="DeepSpeed's validation of its config refused a field (the lines below name it "
+        "and why): a value of the wrong type, or a key this DeepSpeed release does not know",
+        causes=(
+            "stage3_prefetch_bucket_size left at 'auto': transformers fills it as "
+            "0.9 x hidden_size^2, a float, which DeepSpeed releases after 0.14 refuse "
+            "(int_from_float)",
+            "a key of another DeepSpeed release, or a note added inside zero_optimization "
+            "(extra inputs are not permitted)",
+        ),
+        fix="write the field the next lines name as DeepSpeed wants it: an integer for "
+        "stage3_prefetch_bucket_size (e.g. int(0.9 * hidden_size**2)) in place of 'auto', or "
+        "pin deepspeed==0.14.* as ms-swift's FAQ does; remove keys this release does not know",
+        confirm=None,
+        sources=(
+            Source(
+                "https://support.huaweicloud.com/bestpractice-modelarts/modelarts_mllm_train_91253"
+                ".html (Qwen-VL on NPUs: an integer stage3_prefetch_bucket_size)",
+                "official",
+            ),
+            Source(
+                "modelscope/ms-swift FAQ, index id 773837283 (Q13: deepspeed 0.14.*)",
+                "maintainer",
+            ),
+            Source(
+                "a training repository's config test, index id 66141534373 (a note key inside "
+                "zero_optimization: extra_forbidden)",
+                "report",
+            ),
+        ),
+        hints=("error",),
         judge=unhandled,
     ),
 )

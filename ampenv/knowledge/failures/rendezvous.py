@@ -1,6 +1,7 @@
 """The rendezvous before HCCL: torch.distributed's store, through which the ranks exchange
-HCCL's root info, the master port it listens on, and MPI, through which HCCL Test (CANN's
-hccl_test, the collectives' bandwidth test a node's bring-up runs) starts its ranks."""
+HCCL's root info, the master port it listens on, MPI, through which HCCL Test (CANN's
+hccl_test, the collectives' bandwidth test a node's bring-up runs) starts its ranks, and Ray's
+compiled graphs, through which vLLM's engine waits on its workers across nodes."""
 
 from __future__ import annotations
 
@@ -95,5 +96,41 @@ FAILURES = (
         confirm=None,
         sources=(HCCL_TEST_FAQ,),
         hints=("cannot",),
+    ),
+    Failure(
+        id="ray-cgraph-timeout",
+        mode="hccl",
+        component="ray",
+        # Ray's compiled graph (vLLM's Ray executor) giving up on a step's result
+        patterns=(r"increase RAY_CGRAPH_get_timeout which is currently \d{1,9} seconds",),
+        codes=(),
+        meaning="vLLM's engine waited longer than Ray's compiled-graph timeout for its workers' "
+        "result: a step slower than the timeout (a large model across nodes, its first "
+        "steps), or a worker hung",
+        causes=(
+            "a multi-node model whose step (with HCCL across nodes) takes longer than "
+            "RAY_CGRAPH_get_timeout",
+            "graph capture with tensor parallelism above 1 hanging a worker (an RL framework's "
+            "FAQ: enforce_eager)",
+            "a worker hung or died: the timeout only reports it",
+        ),
+        fix="export RAY_CGRAPH_get_timeout=<seconds> (Huawei Cloud's guide: 180) on every node "
+        "before `ray start`, with HCCL_EXEC_TIMEOUT and HCCL_CONNECT_TIMEOUT raised to match "
+        "(its guide: 700); if it still times out, run eager (enforce_eager=True / "
+        "--enforce-eager) and read each worker node's log for the one that hung",
+        confirm=None,
+        sources=(
+            Source(
+                "https://support.huaweicloud.com/bestpractice-modelarts/modelarts_llm_infer_5908032"
+                ".md (Ascend-vLLM FAQ, question 4: Ray across nodes)",
+                "official",
+            ),
+            Source(
+                "an RL framework's FAQ, index id 830133120 (tensor parallelism above 1: "
+                "enforce_eager)",
+                "maintainer",
+            ),
+        ),
+        hints=("timeout",),
     ),
 )

@@ -1,6 +1,8 @@
 """Building the stack from source: torch_npu's build script (a script with Windows line endings,
 wherever it runs), a libtorch program linked against torch's own libraries, Triton-Ascend's
-compiler. The tools' own words (bash, ld), read only in the forms these builds' guides show."""
+compiler, an AscendC kernel project, and a binary built with a newer C++ runtime than this host
+has. The tools' own words (bash, ld, the loader), read only in the forms these builds' guides
+show."""
 
 from __future__ import annotations
 
@@ -160,5 +162,69 @@ FAILURES = (
             Source("https://cmake.org/cmake/help/latest/release/4.0.html", "official"),
         ),
         hints=("error",),
+    ),
+    Failure(
+        id="libstdcxx-too-old",
+        mode="cann-env",
+        component="host",
+        # the loader's message for a binary built with a newer C++ runtime than the one it found
+        # the loader's words (what needs the version), or an import's error that quotes it; not
+        # a probe's "not found, will use the bundled one"
+        patterns=(
+            r"version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found \(required by "
+            r"[^)\n]{1,300}\)",
+            r"Error: [^\n]{0,300}?version `?'?(?:GLIBCXX_3\.4|CXXABI_1\.3)\.\d{1,2}'? not found",
+        ),
+        codes=(),
+        meaning="a binary (an extension such as aclruntime, a CANN tool) was built with a newer "
+        "GCC than the libstdc++.so.6 the loader found: that library lacks the GLIBCXX (or "
+        "CXXABI) version it needs",
+        causes=(
+            "the system's libstdc++ found before a newer one (a conda environment's)",
+            "a wheel built on a newer distribution than this one",
+        ),
+        fix="give the loader a libstdc++ that has it: `strings <libstdc++.so.6> | grep "
+        "GLIBCXX_3.4` lists what one offers; in conda, `conda install -c conda-forge "
+        "libstdcxx-ng` and put $CONDA_PREFIX/lib first on LD_LIBRARY_PATH (or LD_PRELOAD it); "
+        "else build the extension on this system",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend ait docs/benchmark/FAQ.md, as mirrored in mjlovesz/sync-ait (item 1, "
+                "GLIBCXX_3.4.29 not found)",
+                "official",
+            ),
+        ),
+        # a binary's loader prints it with no error word: "not found" (searched for with the
+        # other keys that hold "not ", no pass of its own)
+        hints=("not found",),
+    ),
+    Failure(
+        id="ascendc-cmake-not-found",
+        mode="cann-env",
+        component="AscendC",
+        # an AscendC kernel project's CMakeLists, looking in the CANN package path it was given
+        patterns=(r"ascendc_kernel_cmake does not exist, please check whether the cann package",),
+        codes=(),
+        meaning="an AscendC kernel build found no CANN at the path it was given "
+        "(ASCEND_CANN_PACKAGE_PATH, or the default /usr/local/Ascend/...): the folder is empty "
+        "or its links are broken",
+        causes=(
+            "the default CANN folder empty, or ascend-toolkit/latest a broken link (CANN "
+            "installed elsewhere, or moved)",
+            "CANN not installed on the build host",
+        ),
+        fix="point the build at the real installation (ASCEND_CANN_PACKAGE_PATH=<the CANN "
+        "folder holding tools/tikcpp/ascendc_kernel_cmake>, `ls -l /usr/local/Ascend/"
+        "ascend-toolkit/latest` shows where the link goes) and source its set_env.sh",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "an AscendC kernel-bench project's PLATFORM_BUGS.md, PB-18 (the public file "
+                "index's id 60294315873)",
+                "report",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own: CMake prints it on a line below)
     ),
 )
