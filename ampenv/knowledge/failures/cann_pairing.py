@@ -123,12 +123,18 @@ FAILURES = (
         id="cann-too-old-for-feature",
         mode="cann-pairing",
         component="vllm-ascend",
-        # features that check the CANN and torch_npu (PTA) they need before they run:
-        # vllm-ascend's MC2 hierarchical communication (token_dispatcher.py)
-        patterns=(r"Error: PTA and CANN version is too old to support",),
+        # features and operators that check the CANN (and torch_npu, PTA) they need
+        patterns=(
+            # vllm-ascend's MC2 hierarchical communication (token_dispatcher.py)
+            r"Error: PTA and CANN version is too old to support",
+            # TorchAir: GE's operator factory lacks an IR type its converter emits
+            r"OperatorFactory find optype \S{1,80} failed, maybe you need upgrade cann",
+            # op-plugin: an aclnn operator of this CANN without an input a newer one takes
+            r"Error: In the current CANN version, for aclnn\w{1,80}, the parameter",
+        ),
         codes=(),
-        meaning="a feature the job turned on needs a CANN (runtime and operator packages), and "
-        "a torch_npu, newer than the installed ones, and checked for it before running",
+        meaning="a feature or an operator the job uses needs a CANN (runtime and operator "
+        "packages), and a torch_npu, newer than the installed ones, and checked for it",
         causes=(
             "CANN and torch_npu of an earlier release than the feature (the framework's notes "
             "name the first release that has it)",
@@ -136,8 +142,9 @@ FAILURES = (
         ),
         fix="upgrade CANN's toolkit and operator packages together, with the torch_npu paired "
         "with them (Ascend/pytorch's release table), to the release the feature needs; or "
-        "turn the feature off (vllm-ascend: without enable_mc2_hierarchy_comm); `ampenv "
-        "doctor --only python.stack,cann.toolkit`",
+        "turn the feature off or call the operator as this CANN has it (vllm-ascend: its MC2 "
+        "hierarchical communication option off; op-plugin: the argument the line names as "
+        "this CANN allows it); `ampenv doctor --only python.stack,cann.toolkit`",
         confirm="cann.toolkit",
         sources=(
             Source(
@@ -145,15 +152,31 @@ FAILURES = (
                 "@182b75ea84ff13ece27b57391331ef8935410aea",
                 "official",
             ),
+            Source(
+                "Ascend/torchair torchair/cann_ir_ability/cann_ir_ability.cpp"
+                "@fced8842d149f16b587c2c867d427e4b766831ca",
+                "official",
+            ),
+            Source(
+                "Ascend/op-plugin op_plugin/ops/opapi/AddRmsNormQuantKernelOpApi.cpp"
+                "@517f2e7d0f202f38b76310706cb977ca2388ad21",
+                "official",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "fail"),
     ),
     Failure(
         id="torch-npu-atb-symbol",
         mode="cann-pairing",
         component="nnal",
         # an ATB symbol missing, or ATB's own library missing a CANN one (HcclAllGatherV)
-        patterns=(r"undefined symbol: _ZN3(?:atb|Mki)\w{1,400}", r"\blibatb\.so: undefined symbol"),
+        patterns=(
+            r"undefined symbol: _ZN3(?:atb|Mki)\w{1,400}",
+            r"\blibatb\.so: undefined symbol",
+            # dlinfer's reading of torch_npu's libop_plugin_atb.so failing to load
+            r"An undefined symbol was found, which may be caused by a version mismatch between "
+            r"NNAL and torch_npu",
+        ),
         codes=(),
         meaning="torch_npu and NNAL/ATB (or ATB and CANN) come from different releases: an ATB "
         "symbol one expects is missing from the other",
@@ -165,6 +188,11 @@ FAILURES = (
             Source("https://github.com/vllm-project/vllm-ascend/issues/117", "report"),
             Source("https://github.com/Ascend/pytorch/issues/99", "report"),
             Source("https://www.hiascend.com/forum/thread-0297190435264945257-1-1.html", "report"),
+            Source(
+                "DeepLink-org/dlinfer dlinfer/vendor/ascend/pytorch_patch.py"
+                "@a50184e3734e5799bd4cec484d3a2ac46a36ae86 (register_atb_extensions)",
+                "official",
+            ),
         ),
         hints=("undefined symbol",),
     ),
@@ -551,121 +579,5 @@ FAILURES = (
             ),
         ),
         hints=("error", "unsupport"),
-    ),
-    Failure(
-        id="cann-cmake-package-missing",
-        mode="cann-pairing",
-        component="build",
-        # CMake's find_package for CANN's Ascend C package (ASCConfig.cmake), which CANN 8.5
-        # moved; an operator or kernel project's build
-        # (quoted alone in notes, or the indented line of CMake's own message: its words are
-        # a key, read in the "not " pass)
-        patterns=(r"Could not find a package configuration file provided by \"?ASC\b",),
-        codes=(),
-        meaning="a kernel or operator project's CMake build could not find CANN's Ascend C "
-        "package (ASCConfig.cmake): not in the paths the build was given",
-        causes=(
-            "CANN's set_env.sh not sourced in the build's shell (ASCEND_HOME_PATH unset)",
-            "a project written for an older CANN's layout: CANN 8.5 moved its cmake packages",
-            "a build that reads ASCEND_CANN_PACKAGE_PATH, which set_env.sh does not export",
-        ),
-        fix="source the CANN toolkit's set_env.sh in the build's shell (and export "
-        "ASCEND_CANN_PACKAGE_PATH=$ASCEND_HOME_PATH where the build reads it); point CMake at "
-        "the package (`export ASC_DIR=<CANN path>/.../ascendc_kernel_cmake`, or "
-        "-DASC_DIR=...); else build the project's release made for this CANN",
-        confirm="cann.toolkit",
-        sources=(
-            Source(
-                "sgl-project/sgl-kernel-npu CANN_8.5_ADAPTATION.md (the public file index's id "
-                "55529713944), item 2",
-                "maintainer",
-            ),
-            Source(
-                "an Ascend C porting ledger, EC-51 (the public file index's id 60328127868): "
-                "ASCEND_CANN_PACKAGE_PATH not exported on CANN 9.0",
-                "report",
-            ),
-            Source(
-                "an operator exercise's notes (the public file index's id 67183881152): no "
-                "CANN where CMake ran",
-                "report",
-            ),
-        ),
-        hints=("error",),
-    ),
-    Failure(
-        id="cann-header-moved",
-        mode="cann-pairing",
-        component="build",
-        # a C++ build of a kernel or operator project against CANN's headers: a header of a
-        # CANN folder not found, or a CANN type known by name only (acl/acl.h alone is the
-        # environment's: acl-headers-not-found)
-        patterns=(
-            r"error: (?!acl/acl\.h)(?:hccl|acl|aclnn|graph|platform|register|tiling|runtime)/"
-            r"[\w/.-]{1,120}\.h: No such file or directory",
-            # (the compiler's own words before the type: a line of "error:" words is not
-            # searched through for a quote)
-            r"error: invalid use of incomplete type '(?:class |struct )?"
-            r"(?:fe|ge|gert|platform_ascendc|optiling)::\w{1,60}'",
-        ),
-        codes=(),
-        meaning="a kernel or operator project's C++ build did not find a CANN header, or found "
-        "a CANN type it cannot use, where its sources expect them: the CANN it builds against "
-        "is not a release the project was written for",
-        causes=(
-            "a CANN release that moved, renamed or hid the header or the type (CANN 8.5 moved "
-            "HCCL's and the platform's headers) beside a project written for an older one, or "
-            "the reverse",
-            "CANN's set_env.sh not sourced in the build's shell, or ASCEND_HOME_PATH naming "
-            "another CANN installed on the host",
-        ),
-        fix="see which CANN the build uses (`echo $ASCEND_HOME_PATH`, the toolkit's "
-        "version.info) and the releases the project supports (its README, its CANN adaptation "
-        "notes); build the project's release made for this CANN, or install the CANN it "
-        "names, with its set_env.sh sourced in the build's shell",
-        confirm="cann.toolkit",
-        sources=(
-            Source(
-                "sgl-project/sgl-kernel-npu PLATFORM_COMPAT_FIX.md (the public file index's id "
-                "55435867425): fe::PlatFormInfos on CANN 8.5",
-                "maintainer",
-            ),
-            Source(
-                "https://github.com/LMCache/LMCache-Ascend/issues/180 (hccl/hccl_network_pub.h "
-                "after CANN 8.5.0 reorganised HCCL's headers)",
-                "report",
-            ),
-        ),
-        hints=("error",),
-    ),
-    Failure(
-        id="acl-link-undefined-reference",
-        mode="cann-pairing",
-        component="linker",
-        # ld linking a program against ACL: "undefined reference to `aclrtGetVersion'"
-        patterns=(
-            r"undefined reference to [`'\u2018]acl(?:rt|mdl|op|nn|Get|Init)\w{0,80}['\u2019]",
-        ),
-        codes=(),
-        meaning="a program compiled against CANN's headers did not find an ACL function when "
-        "it was linked: the headers (a newer CANN declares it) and the libascendcl it links "
-        "are of different releases, or that library is not on the link line",
-        causes=(
-            "the headers of one CANN and the libraries of another: include and library paths "
-            "of two installs (the runtime's FAQ: an API the older library lacks)",
-            "libascendcl not linked (-lascendcl, with CANN's lib64 in -L)",
-        ),
-        fix="compile and link against one CANN: source its set_env.sh, then "
-        "-I${ASCEND_HOME_PATH}/include -L${ASCEND_HOME_PATH}/lib64 -lascendcl; check that the "
-        "library has the function: nm -D ${ASCEND_HOME_PATH}/lib64/libascendcl.so | grep <name>",
-        confirm="cann.toolkit",
-        sources=(
-            Source(
-                "hicann/runtime docs/zh/FAQ/Runtime版本与CANN版本不匹配导致的问题.md"
-                "@681ef7610df13c8128982901142a2c869ddbb53e (现象3: undefined reference)",
-                "official",
-            ),
-        ),
-        hints=("error",),  # (its message is the shared key "undefined reference to")
     ),
 )

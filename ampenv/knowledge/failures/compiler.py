@@ -560,6 +560,27 @@ FAILURES = (
         clears_cache=True,
     ),
     Failure(
+        id="inductor-cache-world-undefined",
+        mode="compile-cache",
+        component="torch.compile",
+        patterns=(r"NameError: name '_world' is not defined",),
+        codes=(),
+        meaning="torch.compile loaded a graph from Inductor's FX graph or AOTAutograd cache "
+        "whose code refers to torch.distributed's _world, which the loaded code does not have",
+        causes=("Inductor's FX graph / AOTAutograd caches on an NPU distributed run",),
+        fix="turn the caches off before training: export TORCHINDUCTOR_FX_GRAPH_CACHE=0 "
+        "TORCHINDUCTOR_AUTOGRAD_CACHE=0 (the first steps then compile again)",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/torchtitan-npu docs/feature_guides/torch_compile.md"
+                "@e0aecaf0af1364115ee826631f6a51630f39a9a1",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="compile-main-process-gone",
         mode="compile-cache",
         component="tbe",

@@ -70,6 +70,36 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="silent-check-abnormal",
+        mode="core-exception",
+        component="aicpu",
+        # the feature-value check NPU_ASD_ENABLE turns on (MindSpore's, torch_npu's), in the
+        # device log: "SilentCheckV3 ComputeL1Error:val = [nan], ..." (not its "normal case")
+        patterns=(r"\bSilentCheckV\d ComputeL1Error:",),
+        codes=(),
+        meaning="the silent-data-corruption check (NPU_ASD_ENABLE: feature-value detection of "
+        "the gradients) found a value past its thresholds or NaN, and with NPU_ASD_ENABLE=2 or "
+        "3 stopped the job: a device computing wrongly without reporting it, or an overflow "
+        "the software caused",
+        causes=(
+            "a faulty NPU giving wrong results silently (the device log names it: device-N)",
+            "a numerical overflow of the program or an operator, on healthy devices",
+        ),
+        fix="isolate the device the log names and resume the others from the checkpoint; on "
+        "it run ascend-dmi's AI Core stress diagnosis (`ascend-dmi --dg -i aicore -s -q`): a "
+        "faulty NPU goes to repair; if every NPU passes, look for the overflow in the program "
+        "and its operators",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "mindspore-ai/docs tutorials/source_zh_cn/debug/sdc.md"
+                "@9e844dc65dc5ef4381574e8b6ec2f93f9681f720",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="device-vm-fault",
         mode="core-exception",
         component="devmm",

@@ -443,6 +443,10 @@ FAILURES = (
             # the runtime's EE2002: "Value 1,2,2 for environment variable
             # ASCEND_RT_VISIBLE_DEVICES is invalid. Expected value: cannot be duplicated."
             r"for environment variable ASCEND_RT_VISIBLE_DEVICES is invalid",
+            # frameworks' own checks: MindIE's parse of the list, MindSpeed-MM's count per node
+            r"Error: ASCEND_RT_VISIBLE_DEVICES should be in format",
+            r"Error: ASCEND_RT_VISIBLE_DEVICES which is \S{1,40} must specify the exact number "
+            r"of devices used per node",
         ),
         codes=("EE1001",),
         narrower=True,  # EE1001: any invalid argument of the runtime
@@ -457,6 +461,7 @@ FAILURES = (
             "more local ranks than visible devices on this node (data parallel size per node "
             "times tensor parallel size above the devices listed)",
             "an id listed twice (the runtime's EE2002: 'cannot be duplicated')",
+            "a value that is not a comma-separated list of ids (a range, spaces, a name)",
         ),
         fix="list only devices this node or container has (`npu-smi info`; in a container the "
         "ids count from 0 over the devices passed in), in ascending order, in "
@@ -483,7 +488,51 @@ FAILURES = (
                 "cannot be duplicated)@681ef7610df13c8128982901142a2c869ddbb53e",
                 "official",
             ),
+            Source(
+                "Ascend/MindIE-LLM mindie_llm/utils/env.py"
+                "@8b4871ad31f592aa863f6255760e4934484d78e4 (get_visible_devices)",
+                "official",
+            ),
+            Source(
+                "Ascend/MindSpeed-MM mindspeed_mm/tasks/rl/soragrpo/sora_grpo_trainer.py"
+                "@57069cd55a8ab16d5affe379a2e2c5f0a4d962b9",
+                "official",
+            ),
         ),
         hints=("error", "is invalid"),
+    ),
+    Failure(
+        id="inf-nan-mode-unsupported",
+        mode="dtype",
+        component="runtime",
+        # the runtime's WE0001, its message as the error-code page prints it
+        patterns=(r"Failed to set the Inf/NaN mode because only the saturation mode can be set",),
+        codes=(),
+        meaning="the program asked the device for Inf/NaN mode (a float overflow gives inf or "
+        "nan, as on GPUs) and this chip has saturation mode only (an overflow gives the largest "
+        "value, a NaN gives 0): Atlas training products (910A), Atlas inference products "
+        "(310P) and Atlas 200I/500 A2",
+        causes=(
+            "INF_NAN_MODE_ENABLE=1, or code calling aclrtSetDeviceSatMode for Inf/NaN mode, on "
+            "a chip of saturation mode only",
+        ),
+        fix="leave the device in saturation mode on this chip (unset INF_NAN_MODE_ENABLE; take "
+        "the Inf/NaN request out of the code): overflow is then found through the overflow "
+        "flags (torch_npu's loss scaler reads them), not through inf values",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "hicann/runtime docs/zh/error_code_ref/RTS-Errors/WE0001-Not_Supported.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e",
+                "official",
+            ),
+            Source(
+                "hicann/runtime docs/zh/api_ref/25-02_Enumerations.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e (aclrtFloatOverflowMode: saturation "
+                "only on those products)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
 )

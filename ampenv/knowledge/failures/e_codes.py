@@ -174,10 +174,12 @@ E_CODES: dict[str, tuple[str, str, str]] = {
     ),
     "EZ3003": (
         "Unsupported_Operator",
-        "no operator kernel or engine supports the operator: OPP not installed properly, or the "
-        "operator unsupported here",
+        "no operator kernel or engine supports the operator: OPP not installed properly (for a "
+        "custom operator: its package, or ASCEND_CUSTOM_OPP_PATH), or the operator unsupported "
+        "here",
         "check the OPP component (the kernels package of this CANN and chip) is installed "
-        "properly; `ampenv doctor --only cann.toolkit`",
+        "properly; a custom operator: install its package (custom_opp_*.run) and set "
+        "ASCEND_CUSTOM_OPP_PATH to where it went; `ampenv doctor --only cann.toolkit`",
     ),
     "E70003": (
         "Not_Supported_Format",

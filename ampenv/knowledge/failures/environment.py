@@ -161,6 +161,9 @@ FAILURES = (
             r"Please check that the (?:cann|runtime|compiler) package is installed",
             # vllm-ascend's PyHCCL (HCCL_SO_PATH, or libhccl.so from the loader's path)
             r"Failed to load HCCL library\. so_file=",
+            # TorchAir, loading GE's libge_runner.so; msit, running atc
+            r"Please make sure that CANN is installed correctly and that the CANN environment",
+            r"atc run failed! Make sure that you have correctly activate CANN",
         ),
         codes=(),
         meaning="a CANN library cannot be loaded: the CANN environment was not sourced in this "
@@ -191,6 +194,16 @@ FAILURES = (
             Source(
                 "vllm-project/vllm-ascend vllm_ascend/distributed/device_communicators/"
                 "pyhccl_wrapper.py@182b75ea84ff13ece27b57391331ef8935410aea (HCCL_SO_PATH)",
+                "official",
+            ),
+            Source(
+                "Ascend/torchair python/torchair/_utils/error_messages.py"
+                "@fced8842d149f16b587c2c867d427e4b766831ca (SO_LOAD_FAILED)",
+                "official",
+            ),
+            Source(
+                "Ascend/msit msit/components/profile/msit_prof/analyze/autofuse/"
+                "single_op_analyze.py@6e3e88732929d17f0b22344ade92a245bb601d43",
                 "official",
             ),
         ),
@@ -231,6 +244,8 @@ FAILURES = (
             r"Could not find ASCEND_HOME_PATH in env",
             r"ASCEND_OPP_PATH environment variable is not set",
             r"ASCEND_HOME_PATH environment variable is not set",
+            # Triton-Ascend's backend (third_party/ascend/backend/utils.py)
+            r"ASCEND_HOME_PATH is not set, source \S{0,200}set_env\.sh",
         ),
         codes=("148049",),
         meaning="torch_npu found no CANN environment variables, or they name paths that do not "
@@ -261,6 +276,11 @@ FAILURES = (
             Source(
                 "Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH checks at import)", "official"
             ),
+            Source(
+                "triton-lang/triton-ascend third_party/ascend/backend/utils.py"
+                "@a84b1eb52b6215e2c171632f2df0892f1003cfc8 (_get_ascend_path)",
+                "official",
+            ),
         ),
         hints=("not set", "set_env"),
     ),
@@ -271,15 +291,17 @@ FAILURES = (
         # CANN's messages for a variable's value (EC0012, EF0003, E13024, EE2002, EG0002, ...),
         # read without their code too: a title or a page quotes the message alone
         patterns=(
-            rf"\bValue \[?[^\]\n]{{0,200}}?\]? for environment variable \[?{ASCEND_VARIABLE}\]? "
-            r"is invalid",
+            # any variable CANN reads (VIRTUAL_TYPE too), but the loader's and Python's search
+            # paths, whose refusals name a library or a Python and have entries of their own
+            r"\bValue \[?[^\]\n]{0,200}?\]? for environment variable "
+            r"\[?(?!(?:LD_LIBRARY_|PYTHON)?PATH\b)[A-Z][A-Z0-9_]{1,60}\]? is invalid",
             rf"\benvironment variable argument is invalid\.[^\n]{{0,200}}?for environment "
             rf"variable \[?{ASCEND_VARIABLE}",
             r"for environment variable \[?ASCEND_DEVICE_ID\]? must be within \[0 ~ \(N-1\)\]\.? "
             r"N is the total number of devices",
         ),
         codes=(),
-        meaning="CANN refused the value of an Ascend environment variable (the message names "
+        meaning="CANN refused the value of an environment variable it reads (the message names "
         "the variable, and after 'must be' or 'Reason:' the form it wants): empty, a path that "
         "does not exist, or a number out of range",
         causes=(
@@ -287,6 +309,8 @@ FAILURES = (
             "devices this process sees, the path of a removed CANN)",
             "set_env.sh not sourced, so a path variable (ASCEND_OPP_PATH) is empty",
             "a typo, or a value outside the range the message gives",
+            "a value this scenario does not allow (the Reason says which: VIRTUAL_TYPE=1, L1 "
+            "fusion, on a virtual NPU instance)",
         ),
         fix="give the variable the form the message asks for, or unset it: ASCEND_DEVICE_ID one "
         "of 0..N-1 of the devices this process sees (`npu-smi info -l`; in a container, counted "
@@ -297,6 +321,11 @@ FAILURES = (
             Source(ERROR_CODE_PAGES.format("0174 (EC0012: ASCEND_DEVICE_ID=99)"), "official"),
             Source(ERROR_CODE_PAGES.format("0188 (EF0003: ASCEND_OPP_PATH)"), "official"),
             Source(ERROR_CODE_PAGES.format("0224 (EG0002: ASCEND_DEVICE_ID=9999)"), "official"),
+            Source(
+                "hicann/ge docs/zh/user_guides/error_codes/E13024-Config_Error_Invalid_Environment"
+                "_Variable.md@ffdcbc9f7496c17a98c1d12762c61ed608ef3503 (VIRTUAL_TYPE)",
+                "official",
+            ),
         ),
         hints=("is invalid",),
         judge=in_error_record,  # (W40010's profiler warns so of ASCEND_ADK_PATH and goes on)

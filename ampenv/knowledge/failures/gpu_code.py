@@ -90,19 +90,22 @@ FAILURES = (
             # transformers' check_imports scans a remote-code model's file as text, so an
             # import under is_flash_attn_2_available() still demands the package
             r"not found in your environment: (?:[\w-]{1,40}, ){0,8}flash_attn\b",
-            r"(?<!`)(?<!\([\"'])(?<!was: )No module named \\?['\"]?flash_attn(?:_2_cuda)?(?![\w.])",
+            # raised, not a model's warning that goes on without it ("`flash-attention` package
+            # not found, consider installing for better performance: No module named ...")
+            r"Error: No module named \\?['\"]?flash_attn(?:_2_cuda)?(?![\w.])",
         ),
         codes=(),
         judge=unhandled,
-        meaning="code asked for flash_attn (Dao's FlashAttention): it is built with CUDA only, "
-        "so an NPU node has none, and pip cannot build it there",
+        meaning="code asked for flash_attn (Dao's FlashAttention) and it is not installed: it is "
+        "built with CUDA only, so an NPU node has none, and pip cannot build it there",
         causes=(
             "a model's remote code (trust_remote_code) imports flash_attn, and transformers "
             "demands every module the file names before it runs, guarded or not",
             "code written for GPUs imports flash_attn (its bert_padding helpers, "
             "flash_attn_varlen_func) directly",
         ),
-        fix="do not install flash_attn on the NPU; comment out the flash_attn imports of the "
+        fix="on an NPU node do not install flash_attn (on a GPU node: the flash-attn wheel "
+        "built for its CUDA and torch); comment out the flash_attn imports of the "
         "model's modeling_*.py (its weights folder, or the cached copy under "
         "~/.cache/huggingface/modules/transformers_modules) and load it with "
         "attn_implementation='sdpa' or 'eager'; where flash attention is wanted use "

@@ -126,12 +126,42 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="acl-free-failed",
+        mode="allocator",
+        component="acl",
+        patterns=(r"aclrtFree: free device memory failed",),
+        codes=(),
+        meaning="aclrtFree could not free a device pointer: freed before, or not an address "
+        "aclrtMalloc returned",
+        causes=(
+            "the same device memory freed twice (two owners, or a free on an error path and "
+            "again at the end)",
+            "an invalid address: an offset into a block, a host pointer, memory of another "
+            "context or device",
+        ),
+        fix="free each device pointer once, and only what aclrtMalloc returned (set it to "
+        "nullptr after aclrtFree; a host buffer goes to aclrtFreeHost); the 507899 with it is "
+        "this call's, not a driver fault",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/cann-learning-hub tutorials/ascendc_operator_development/"
+                "07_Troubleshooting/07.04_Typical_Issues_in_AscendC_Operator_Development.ipynb"
+                "@a3989658fa1dce436d4ab402042e0682a2e9bdc7",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="mindie-warmup-out-of-memory",
         mode="device-memory",
         component="MindIE",
         # MindIE LLM's warm-up with the service's largest sizes, before it serves
         patterns=(
-            r"Warmup failed, because of [\w ]{0,60}out of memory",
+            r"Warmup failed,? (?:because of|due to) [\w ]{0,60}out of memory",
+            # its KV-cache pool, sized from what the warm-up left: a negative block count
+            r"This is due to warm_up out of memory",
             # its other wording, which names the sizes and npu_mem itself
             r"Warmup failed\. This issue could be caused by setting both",
         ),
@@ -173,6 +203,8 @@ FAILURES = (
             r"Tried to allocated? [\d.]{1,12} [KMG]iB \(NPU \d{1,3}; [\d.]{1,12} [KMG]iB total",
             r"OutOfMemoryError: NPU out of memory",
             r"RuntimeError: NPU out of memory\.",  # with no figures after it
+            # MindIE LLM's reading of torch's OutOfMemoryError (HCCL's buffers may hold it)
+            r"Device out of memory \(OOM\) reported by PyTorch",
             r"Out of Memory!{0,3} ?total\[\d{1,20}\][^\n]{0,200}malloc\[\d{1,20}\] failed",
             # MindSpore's memory pool (mem_dynamic_allocator.cc)
             r"alloc size : \d{1,20} is more than total mem size : \d{1,20}",

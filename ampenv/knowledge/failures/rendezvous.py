@@ -104,9 +104,9 @@ FAILURES = (
         # Ray's compiled graph (vLLM's Ray executor) giving up on a step's result
         patterns=(r"increase RAY_CGRAPH_get_timeout which is currently \d{1,9} seconds",),
         codes=(),
-        meaning="vLLM's engine waited longer than Ray's compiled-graph timeout for its workers' "
-        "result: a step slower than the timeout (a large model across nodes, its first "
-        "steps), or a worker hung",
+        meaning="a Ray compiled graph (vLLM's Ray executor) waited longer than its timeout for "
+        "its workers' result: a step slower than the timeout (a large model across nodes, its "
+        "first steps), or a worker hung",
         causes=(
             "a multi-node model whose step (with HCCL across nodes) takes longer than "
             "RAY_CGRAPH_get_timeout",
@@ -114,10 +114,12 @@ FAILURES = (
             "FAQ: enforce_eager)",
             "a worker hung or died: the timeout only reports it",
         ),
-        fix="export RAY_CGRAPH_get_timeout=<seconds> (Huawei Cloud's guide: 180) on every node "
-        "before `ray start`, with HCCL_EXEC_TIMEOUT and HCCL_CONNECT_TIMEOUT raised to match "
-        "(its guide: 700); if it still times out, run eager (enforce_eager=True / "
-        "--enforce-eager) and read each worker node's log for the one that hung",
+        fix="raise RAY_CGRAPH_get_timeout above the seconds the message names (vLLM's Ray "
+        "executor sets 300 where it is unset): export it in the environment of the process "
+        "that starts the engine, before it imports ray; on NPUs raise HCCL_EXEC_TIMEOUT and "
+        "HCCL_CONNECT_TIMEOUT to match (Huawei Cloud's guide: 700); if it still times out, "
+        "run eager (enforce_eager=True / --enforce-eager) and read each worker node's log for "
+        "the one that hung",
         confirm=None,
         sources=(
             Source(

@@ -1,8 +1,8 @@
 """Building the stack from source: torch_npu's build script (a script with Windows line endings,
 wherever it runs), a libtorch program linked against torch's own libraries, Triton-Ascend's
-compiler, an AscendC kernel project, and a binary built with a newer C++ runtime than this host
-has. The tools' own words (bash, ld, the loader), read only in the forms these builds' guides
-show."""
+compiler, kernel and operator projects against CANN's CMake packages, headers and libraries,
+and a binary built with a newer C++ runtime than this host has. The tools' own words (bash,
+CMake, the compiler, ld, the loader), read only in the forms these builds' guides show."""
 
 from __future__ import annotations
 
@@ -226,5 +226,152 @@ FAILURES = (
             ),
         ),
         hints=("err",),  # (its message is a key of its own: CMake prints it on a line below)
+    ),
+    Failure(
+        id="cann-cmake-package-missing",
+        mode="cann-pairing",
+        component="build",
+        # CMake's find_package for CANN's Ascend C package (ASCConfig.cmake), which CANN 8.5
+        # moved; an operator or kernel project's build
+        # (quoted alone in notes, or the indented line of CMake's own message: its words are
+        # a key, read in the "not " pass)
+        patterns=(r"Could not find a package configuration file provided by \"?ASC\b",),
+        codes=(),
+        meaning="a kernel or operator project's CMake build could not find CANN's Ascend C "
+        "package (ASCConfig.cmake): not in the paths the build was given",
+        causes=(
+            "CANN's set_env.sh not sourced in the build's shell (ASCEND_HOME_PATH unset)",
+            "a project written for an older CANN's layout: CANN 8.5 moved its cmake packages",
+            "a build that reads ASCEND_CANN_PACKAGE_PATH, which set_env.sh does not export",
+        ),
+        fix="source the CANN toolkit's set_env.sh in the build's shell (and export "
+        "ASCEND_CANN_PACKAGE_PATH=$ASCEND_HOME_PATH where the build reads it); point CMake at "
+        "the package (`export ASC_DIR=<CANN path>/.../ascendc_kernel_cmake`, or "
+        "-DASC_DIR=...); else build the project's release made for this CANN",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "sgl-project/sgl-kernel-npu CANN_8.5_ADAPTATION.md (the public file index's id "
+                "55529713944), item 2",
+                "maintainer",
+            ),
+            Source(
+                "an Ascend C porting ledger, EC-51 (the public file index's id 60328127868): "
+                "ASCEND_CANN_PACKAGE_PATH not exported on CANN 9.0",
+                "report",
+            ),
+            Source(
+                "an operator exercise's notes (the public file index's id 67183881152): no "
+                "CANN where CMake ran",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="cann-header-moved",
+        mode="cann-pairing",
+        component="build",
+        # a C++ build of a kernel or operator project against CANN's headers: a header of a
+        # CANN folder not found, or a CANN type known by name only (acl/acl.h alone is the
+        # environment's: acl-headers-not-found)
+        patterns=(
+            r"error: (?!acl/acl\.h)(?:hccl|acl|aclnn|graph|platform|register|tiling|runtime)/"
+            r"[\w/.-]{1,120}\.h: No such file or directory",
+            # (the compiler's own words before the type: a line of "error:" words is not
+            # searched through for a quote)
+            r"error: invalid use of incomplete type '(?:class |struct )?"
+            r"(?:fe|ge|gert|platform_ascendc|optiling)::\w{1,60}'",
+        ),
+        codes=(),
+        meaning="a kernel or operator project's C++ build did not find a CANN header, or found "
+        "a CANN type it cannot use, where its sources expect them: the CANN it builds against "
+        "is not a release the project was written for",
+        causes=(
+            "a CANN release that moved, renamed or hid the header or the type (CANN 8.5 moved "
+            "HCCL's and the platform's headers) beside a project written for an older one, or "
+            "the reverse",
+            "CANN's set_env.sh not sourced in the build's shell, or ASCEND_HOME_PATH naming "
+            "another CANN installed on the host",
+            "the build not given the CANN path at all (a custom operator project's "
+            "--cann_package_path, or ASCEND_CANN_PACKAGE_PATH)",
+        ),
+        fix="see which CANN the build uses (`echo $ASCEND_HOME_PATH`, the toolkit's "
+        "version.info) and the releases the project supports (its README, its CANN adaptation "
+        "notes); build the project's release made for this CANN, or install the CANN it "
+        "names, with its set_env.sh sourced in the build's shell and its path passed to the "
+        "build (--cann_package_path=<the CANN folder>)",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "sgl-project/sgl-kernel-npu PLATFORM_COMPAT_FIX.md (the public file index's id "
+                "55435867425): fe::PlatFormInfos on CANN 8.5",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/LMCache/LMCache-Ascend/issues/180 (hccl/hccl_network_pub.h "
+                "after CANN 8.5.0 reorganised HCCL's headers)",
+                "report",
+            ),
+            Source(
+                "mindspore-ai/docs tutorials/source_zh_cn/custom_program/operation/"
+                "op_custom_ascendc.md@9e844dc65dc5ef4381574e8b6ec2f93f9681f720 (FAQ 1: "
+                "register/tilingdata_base.h, --cann_package_path)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="acl-link-undefined-reference",
+        mode="cann-pairing",
+        component="linker",
+        # ld linking a program against ACL: "undefined reference to `aclrtGetVersion'"
+        patterns=(
+            r"undefined reference to [`'\u2018]acl(?:rt|mdl|op|nn|Get|Init)\w{0,80}['\u2019]",
+        ),
+        codes=(),
+        meaning="a program compiled against CANN's headers did not find an ACL function when "
+        "it was linked: the headers (a newer CANN declares it) and the libascendcl it links "
+        "are of different releases, or that library is not on the link line",
+        causes=(
+            "the headers of one CANN and the libraries of another: include and library paths "
+            "of two installs (the runtime's FAQ: an API the older library lacks)",
+            "libascendcl not linked (-lascendcl, with CANN's lib64 in -L)",
+        ),
+        fix="compile and link against one CANN: source its set_env.sh, then "
+        "-I${ASCEND_HOME_PATH}/include -L${ASCEND_HOME_PATH}/lib64 -lascendcl; check that the "
+        "library has the function: nm -D ${ASCEND_HOME_PATH}/lib64/libascendcl.so | grep <name>",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "hicann/runtime docs/zh/FAQ/Runtime版本与CANN版本不匹配导致的问题.md"
+                "@681ef7610df13c8128982901142a2c869ddbb53e (现象3: undefined reference)",
+                "official",
+            ),
+        ),
+        hints=("error",),  # (its message is the shared key "undefined reference to")
+    ),
+    Failure(
+        id="libquadmath-missing",
+        mode="cann-env",
+        component="host",
+        # GCC's quad-precision runtime, which torch's and CANN's wheels need from the system
+        patterns=(r"libquadmath\.so\.0: cannot open shared object file",),
+        codes=(),
+        meaning="a library a Python package loads needs GCC's libquadmath.so.0, which this "
+        "system does not have (a minimal OS image leaves it out)",
+        causes=("the OS package of GCC's quad-precision library not installed",),
+        fix="install it from the OS: `yum install libquadmath` (EulerOS, openEuler, CentOS) or "
+        "`apt-get install libquadmath0` (Ubuntu, Debian), then import again",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/ascend-deployer README.en.rst@0fbb89f176eb2eecbcbe323974626b3ca75d0265 "
+                "(FAQ 7: torch 1.8.1 importing without libquadmath)",
+                "official",
+            ),
+        ),
+        hints=("cannot",),
     ),
 )
