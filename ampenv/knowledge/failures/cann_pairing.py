@@ -127,14 +127,18 @@ FAILURES = (
         patterns=(
             # vllm-ascend's MC2 hierarchical communication (token_dispatcher.py)
             r"Error: PTA and CANN version is too old to support",
-            # TorchAir: GE's operator factory lacks an IR type its converter emits
-            r"OperatorFactory find optype \S{1,80} failed, maybe you need upgrade cann",
-            # op-plugin: an aclnn operator of this CANN without an input a newer one takes
-            r"Error: In the current CANN version, for aclnn\w{1,80}, the parameter",
+            # an error that tells to upgrade CANN: op-plugin's operators without the aclnn
+            # function (or the input) of a later CANN, TorchAir's GE without an IR type
+            r"Error: [^\n]{0,400}?\b(?:[Pp]lease|recommended to|maybe you need) (?:try to )?"
+            r"(?:upgrade|update) (?:the version of |the )?(?i:cann)\b",
+            # SHMEM built against a CANN without the memory-fabric handle
+            r"Not support \w{1,40} malloc, please update CANN version",
+            # MindSpeed: an option that needs a torch_npu (PTA) function of a later release
+            r"Error: `--[\w-]{1,60}` is invalid, please update the latest PTA version",
         ),
         codes=(),
         meaning="a feature or an operator the job uses needs a CANN (runtime and operator "
-        "packages), and a torch_npu, newer than the installed ones, and checked for it",
+        "packages), or a torch_npu, newer than the installed ones, and checked for it",
         causes=(
             "CANN and torch_npu of an earlier release than the feature (the framework's notes "
             "name the first release that has it)",
@@ -158,12 +162,24 @@ FAILURES = (
                 "official",
             ),
             Source(
-                "Ascend/op-plugin op_plugin/ops/opapi/AddRmsNormQuantKernelOpApi.cpp"
+                "Ascend/op-plugin op_plugin/ops/opapi/AddRmsNormQuantKernelOpApi.cpp, "
+                "GroupedMatmulKernelNpuOpApi.cpp, MatmulAllReduceBaseKernelNpuOpApi.cpp, "
+                "AllToAllvGmmNpuOpApi.cpp, RopeWithSinCosCacheKernelNpuOpApi.cpp, "
+                "QuantMatmulKernelNpuOpApi.cpp"
                 "@517f2e7d0f202f38b76310706cb977ca2388ad21",
                 "official",
             ),
+            Source(
+                "hicann/shmem src/host/mem/shmem_mm.cpp@643bfb73b50d88042234d3f5e0c7c9841cdedbbe",
+                "official",
+            ),
+            Source(
+                "Ascend/MindSpeed mindspeed/features_manager/optimizer/virtual_optimizer.py"
+                "@028de58ca629d035185b00ff7d1eb7eff4f7fd48",
+                "official",
+            ),
         ),
-        hints=("error", "fail"),
+        hints=("error", "fail", "not support"),
     ),
     Failure(
         id="torch-npu-atb-symbol",

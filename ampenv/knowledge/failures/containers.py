@@ -305,8 +305,9 @@ FAILURES = (
         component="driver",
         patterns=(
             r"\bnpu-smi: (?:command not found|No such file or directory)",
-            # a device plugin looking for it (HAMi's ascend-device-plugin)
+            # a device plugin looking for it (HAMi's ascend-device-plugin), a job's start script
             r"\bnpu-smi not found in\b",
+            r"the container doesn't mount 'npu-smi' cmd",
         ),
         codes=(),
         meaning="npu-smi is not there: in a container the host's npu-smi was not mounted (or "
@@ -322,6 +323,12 @@ FAILURES = (
         "driver:ro; on a host install the driver; `ampenv doctor --only npu.driver`",
         confirm="npu.driver",
         sources=(
+            Source(
+                "Ascend/mindxdl-deploy samples/train/resumable-training/fault-rescheduling/"
+                "withRanktable/pytorch/resnet50/train_start.sh"
+                "@7803c2b146d135cec2c359dc06e4ad53ca03d1f8",
+                "official",
+            ),
             Source("https://github.com/PaddlePaddle/PaddleX/issues/4542", "report"),
             Source("https://github.com/Project-HAMi/ascend-device-plugin/issues/103", "report"),
         ),
@@ -636,5 +643,30 @@ FAILURES = (
         # Docker's warning holds no error word: its words are a key, read in the "not " pass
         hints=("error",),
         notice=True,
+    ),
+    Failure(
+        id="docker-runtime-visible-devices",
+        mode="container-devices",
+        component="ascend-docker-runtime",
+        # its parse of ASCEND_VISIBLE_DEVICES (ids, and ranges written low-high)
+        patterns=(r"failed to get devices from ASCEND_VISIBLE_DEVICES value",),
+        codes=(),
+        meaning="Ascend Docker Runtime could not read ASCEND_VISIBLE_DEVICES (the NPUs to mount "
+        "into the container), so the container gets none",
+        causes=(
+            "a range written high to low (3-1), an id past 127, or a word the runtime does not "
+            "know in the list",
+        ),
+        fix="pass the ids as the runtime reads them: `-e ASCEND_VISIBLE_DEVICES=0,1` or a range "
+        "low to high (`0-3`), ids of NPUs this host has (`npu-smi info -l`)",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "Ascend/mind-cluster component/ascend-docker-runtime/runtime/process/process.go"
+                "@22bb3d987bc0208c3eb7395e222b661276133c58",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
 )

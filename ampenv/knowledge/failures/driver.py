@@ -280,6 +280,8 @@ FAILURES = (
         mode="driver",
         component="driver",
         patterns=(
+            # PyPTO's gate on the driver package it launches kernels with
+            r"driver package version \S{1,40} is not supported for",
             r"failed to initiali[sz]e\. please install HDK",
             r"Failed to find function dcmi_\w{1,60}",
             r"maybe your hdk version is too low",
@@ -294,6 +296,12 @@ FAILURES = (
         "release notes pair with it; `ampenv doctor --only npu.driver`",
         confirm="npu.driver",
         sources=(
+            Source(
+                "hicann/pypto framework/src/machine/runtime/launcher/"
+                "device_launcher_driver_gate.cpp"
+                "@883e7dfb018da764a65fd2c2f8c1e1d2de2d2471 (25.5 or later)",
+                "official",
+            ),
             Source(
                 "Ascend/pytorch torch_npu/csrc/npu/Event.cpp"
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
@@ -534,5 +542,126 @@ FAILURES = (
             ),
         ),
         hints=("fail",),
+    ),
+    Failure(
+        id="inf-nan-mode-disable-refused",
+        mode="dtype",
+        component="torch_npu",
+        patterns=(r"Error: INF_NAN_MODE_ENABLE shouldn't be set to 0 on the current device",),
+        codes=(),
+        meaning="INF_NAN_MODE_ENABLE=0 asks for saturation mode, which torch_npu refuses on "
+        "chips whose floats overflow to inf/nan (Atlas A2/A3, 910B and 910_93)",
+        causes=("INF_NAN_MODE_ENABLE=0 kept from a 910A or 310P setup, or from a guide for one",),
+        fix="unset INF_NAN_MODE_ENABLE (Inf/NaN mode is these chips' default); where saturation "
+        "mode is truly wanted, export INF_NAN_MODE_FORCE_DISABLE=1 instead",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/core/npu/NpuVariables.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="complex-dtype-jit-compile",
+        mode="dtype",
+        component="torch_npu",
+        patterns=(r"Error: Current settings do not support Complex dtype\.",),
+        codes=(),
+        meaning="torch_npu refused a complex tensor while operators are compiled just in time "
+        "(jit_compile=True): that path has no complex dtypes",
+        causes=(
+            "torch_npu.npu.set_compile_mode(jit_compile=True) (or a default that turns it "
+            "on) with complex tensors in the model",
+        ),
+        fix="run with the prebuilt operators: torch_npu.npu.set_compile_mode(jit_compile=False) "
+        "before the model is built",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/aten/common/TensorFactories.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("error", "not support"),
+    ),
+    Failure(
+        id="launch-blocking-with-graph",
+        mode="core-exception",
+        component="vllm-ascend",
+        patterns=(r"Error: ACL graph is incompatible with ASCEND_LAUNCH_BLOCKING=1",),
+        codes=(),
+        meaning="vllm-ascend refused to start in graph mode with ASCEND_LAUNCH_BLOCKING=1: a "
+        "captured graph cannot launch its operators one by one",
+        causes=("ASCEND_LAUNCH_BLOCKING=1 left set from debugging an operator",),
+        fix="unset ASCEND_LAUNCH_BLOCKING (or set it to 0) for graph mode; to find a failing "
+        "operator run eager (--enforce-eager) with it, or read the plogs "
+        "(~/ascend/log/debug/plog)",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/platform.py"
+                "@182b75ea84ff13ece27b57391331ef8935410aea",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="overflow-flag-api-on-inf-nan-chip",
+        mode="dtype",
+        component="torch_npu",
+        patterns=(
+            r"Error: Unsupported api when soc_version >= Ascend910B1, please use "
+            r"npu_check_overflow",
+        ),
+        codes=(),
+        meaning="code read the float-status register (torch_npu.npu.get_npu_overflow_flag), "
+        "which saturation-mode chips have; from Ascend910B1 on floats overflow to inf/nan and "
+        "the call is refused",
+        causes=(
+            "loss-scaling code written for 910A (apex-style overflow checks) run on 910B or later",
+        ),
+        fix="check the gradients themselves: torch_npu.npu.npu_check_overflow(grad), or "
+        "torch.amp's GradScaler (torch.npu.amp.GradScaler / `from ampenv import amp`), which "
+        "finds inf/nan in the gradients on these chips",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/npu/utils.py@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="aclop-disabled",
+        mode="compile-cache",
+        component="torch_npu",
+        patterns=(
+            r"Error: Acl op is disabled! Please check the environment variable "
+            r"ACL_OP_INIT_MODE",
+        ),
+        codes=(),
+        meaning="an operator needed the aclop path (GE's single operators) and ACL_OP_INIT_MODE "
+        "turned aclop off (2: aclnn operators only)",
+        causes=(
+            "ACL_OP_INIT_MODE=2 set to skip aclop's start-up, with a model that still calls "
+            "an aclop operator",
+        ),
+        fix="unset ACL_OP_INIT_MODE or set it to 0 (aclop initialised at start) or 1 (when "
+        "first needed)",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/framework/LazyInitAclops.cpp"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab",
+                "official",
+            ),
+        ),
+        hints=("error",),
     ),
 )

@@ -243,9 +243,8 @@ FAILURES = (
             r"Please run 'source set_env\.sh' in the CANN installation path",
             r"Could not find ASCEND_HOME_PATH in env",
             r"ASCEND_OPP_PATH environment variable is not set",
-            r"ASCEND_HOME_PATH environment variable is not set",
-            # Triton-Ascend's backend (third_party/ascend/backend/utils.py)
-            r"ASCEND_HOME_PATH is not set, source \S{0,200}set_env\.sh",
+            # (Triton-Ascend's backend, memfabric_hybrid, PyPTO: "ASCEND_HOME_PATH is not set")
+            r"\bASCEND_HOME_PATH (?:environment variable )?is not set\b",
         ),
         codes=("148049",),
         meaning="torch_npu found no CANN environment variables, or they name paths that do not "
@@ -279,6 +278,11 @@ FAILURES = (
             Source(
                 "triton-lang/triton-ascend third_party/ascend/backend/utils.py"
                 "@a84b1eb52b6215e2c171632f2df0892f1003cfc8 (_get_ascend_path)",
+                "official",
+            ),
+            Source(
+                "Ascend/memfabric_hybrid src/hybm/csrc/hybm_entry.cpp"
+                "@7171ad35d67df61bcdd3f016fb43f71790ebb6f8",
                 "official",
             ),
         ),

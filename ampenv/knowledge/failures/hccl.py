@@ -610,7 +610,11 @@ FAILURES = (
         # the MC2 operators' tiling (MoeDistributeDispatch/Combine) checks its window:
         # "HCCL_BUFFSIZE is too SMALL, ... NEEDED_HCCL_BUFFSIZE(...) = 305MB, HCCL_BUFFSIZE=200MB."
         # the tiling's own figures follow (a FAQ or a note quoting the words does not hold them)
-        patterns=(r"HCCL_BUFFSIZE is too SMALL, (?:maxBs|realBs|should larger than) ",),
+        patterns=(
+            r"HCCL_BUFFSIZE is too SMALL, (?:maxBs|realBs|should larger than) ",
+            # torch_npu's own check of the value (MB)
+            r"Error: HCCL_BUFFSIZE should be positive",
+        ),
         codes=(),
         meaning="a communicating operator (MoE dispatch/combine, the MC2 fused operators) needs "
         "a larger HCCL window than HCCL_BUFFSIZE gives (200 MB by default): its tiling fails "

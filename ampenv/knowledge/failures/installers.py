@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import KB, Failure, Source
 
+# the driver package's install scripts, whose checks print these messages
+DRIVER_SCRIPTS = (
+    "hicann/driver scripts/package/custom/driver/common/scripts/{}"
+    "@ef377e950a32b1641c108c59481e39e9643b7d63"
+)
 FAILURES = (
     Failure(
         id="driver-install-not-root",
@@ -215,15 +220,59 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="driver-package-other-product",
+        mode="driver",
+        component="driver",
+        # the .run comparing the PCI device id it was built for with what lspci shows
+        patterns=(r"\[ERROR\]The current installation package and environment is not match",),
+        codes=(),
+        meaning="the driver .run package is for another NPU product than the one in this "
+        "server: the PCI device id it expects is not among the Huawei devices lspci lists",
+        causes=(
+            "a driver package downloaded for another card or server model (Atlas 300I "
+            "against 800T, 910B against 910_93)",
+        ),
+        fix="`lspci | grep -i 19e5` shows the cards; download the driver and firmware package "
+        "made for this card or server model (the product's download page) and install that",
+        confirm="npu.driver",
+        sources=(Source(DRIVER_SCRIPTS.format("args_parse.sh (checkDriverProduct)"), "official"),),
+        hints=("error",),
+    ),
+    Failure(
+        id="driver-installer-running",
+        mode="driver",
+        component="driver",
+        patterns=(
+            r"\[ERROR\]\s?ERR_NO:0x0094;?\s?(?:ERR_DES:\s?)?There is already a process being "
+            r"executed",
+        ),
+        codes=(),
+        meaning="another copy of the driver's installer is running: install, upgrade and "
+        "uninstall refuse to run at the same time",
+        causes=(
+            "a second install started while the first still runs (a script run twice, two "
+            "operators on one node)",
+        ),
+        fix="wait for the running installer to finish (`ps -ef | grep -i '\\.run'` shows it), "
+        "or stop it, then run one install, upgrade or uninstall at a time",
+        confirm=None,
+        sources=(Source(DRIVER_SCRIPTS.format("args_parse.sh"), "official"),),
+        hints=("error",),
+    ),
+    Failure(
         id="cann-package-other-arch",
         mode="cann-env",
         component="installer",
         # a CANN .run picks its component packages by the machine's architecture (`arch`)
-        patterns=(r"\] \[ERROR\] No packages to install\b",),
+        patterns=(
+            r"\] \[ERROR\] No packages to install\b",
+            # Ascend Docker Runtime's .run checking `uname -m` against the one it was built for
+            r"\[ERROR\]: platform\(\S{1,40}\) mismatch for \S{1,200}, please check it",
+        ),
         codes=(),
-        meaning="a CANN .run package found none of its component packages for this machine: "
-        "it was built for the other architecture (an aarch64 package run on x86_64, or the "
-        "reverse), and it installs by `arch`",
+        meaning="a .run package (CANN's, Ascend Docker Runtime's) was built for the other "
+        "architecture (an aarch64 package run on x86_64, or the reverse): CANN's finds none of "
+        "its component packages for `arch`, the runtime's refuses the platform",
         causes=(
             "the package downloaded for the other architecture (Ascend-cann-*_linux-aarch64.run "
             "against _linux-x86_64.run)",

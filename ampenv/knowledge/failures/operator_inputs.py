@@ -513,4 +513,36 @@ FAILURES = (
         ),
         hints=("cannot",),
     ),
+    Failure(
+        id="kernel-grid-over-coredim",
+        mode="core-exception",
+        component="triton-ascend",
+        # the runtime refusing a launch whose grid (one program per block of work) is larger
+        # than a kernel launch may ask for
+        patterns=(
+            r"value \d{1,12} for parameter coreDim is invalid\. Expected value: less than or "
+            r"equal to 65535",
+        ),
+        codes=(),
+        meaning="a kernel (a Triton-Ascend kernel, most often) was launched with more programs "
+        "than a launch may have (coreDim at most 65535): its grid grows with the input (one "
+        "program per token or row), so large batches pass the limit",
+        causes=(
+            "a Triton kernel written for GPUs, whose grid is one program per token or row, "
+            "given a batch past 65535 of them",
+        ),
+        fix="keep the grid within 65535: launch a fixed number of programs (the cores' count) "
+        "and loop over the rows inside the kernel, or take the framework's release whose NPU "
+        "path does so (sglang's falls back to PyTorch operators there); until then, smaller "
+        "batches (fewer tokens per step)",
+        confirm=None,
+        sources=(
+            Source(
+                "https://github.com/sgl-project/sglang/issues/28272 (fixed by its pull request "
+                "28293: PyTorch operators on NPUs)",
+                "maintainer",
+            ),
+        ),
+        hints=("is invalid",),
+    ),
 )

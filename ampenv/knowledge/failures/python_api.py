@@ -1,6 +1,7 @@
 """Python's own words for code and a library of releases not made for each other: a call with
 an argument the installed function does not take, an attribute or a submodule the installed
-release lacks, and an import that found something else than the package.
+release lacks, and an import that found something else than the package; and the loader's
+words for a shared library it cannot find, where no package's entry names the library.
 
 These are the frameworks' pairings above torch_npu (vllm beside vllm-ascend, transformers
 beside MindSpeed or LLaMA-Factory, torch beside vllm) in the words every Python program prints,
@@ -285,5 +286,45 @@ FAILURES: tuple[Failure, ...] = (
         ),
         hints=("error",),
         judge=unhandled,
+    ),
+    Failure(
+        id="shared-library-not-found",
+        mode="cann-env",
+        component="loader",
+        # raised (an import's error, a program the loader refused to start); not a warning of a
+        # program that goes on without the library (torchvision's image extension, Open MPI's
+        # components: "unable to open ...: libpbs.so.0: cannot open ... (ignored)")
+        patterns=(
+            r"(?:ImportError|OSError): (?:[^\n]{0,200}?: )?[\w.+-]{1,120}\.so[\w.]{0,20}: cannot "
+            r"open shared object file",
+            r"(?i:e)rror while loading shared libraries: [\w.+-]{1,120}\.so[\w.]{0,20}: cannot "
+            r"open shared object file",
+        ),
+        codes=(),
+        meaning="the dynamic loader found no file of the library's name on its search path "
+        "(LD_LIBRARY_PATH, the program's rpath, ldconfig's cache): it is not installed, or it "
+        "is in a folder the loader does not search",
+        causes=(
+            "installed in a folder not on the loader's path (/usr/local/lib without ldconfig, "
+            "a package's own lib folder whose set_env.sh was not sourced)",
+            "the package or OS library that ships it not installed",
+        ),
+        fix="find it: `ldconfig -p | grep <library>`, `find / -name '<library>*' 2>/dev/null`; "
+        "found: add its folder to LD_LIBRARY_PATH (or to /etc/ld.so.conf.d/ and run "
+        "ldconfig), or source the set_env.sh of the package it belongs to; not found: install "
+        "the package that ships it (`yum provides '*/<library>'`, `apt-file search "
+        "<library>`)",
+        confirm=None,
+        sources=(
+            Source("https://man7.org/linux/man-pages/man8/ld.so.8.html", "official"),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/pull/6976 (Mooncake's "
+                "ascend_transport.so: /usr/local/lib added to LD_LIBRARY_PATH)",
+                "maintainer",
+            ),
+        ),
+        hints=("cannot",),
+        rank=CLASS,
+        fallback=True,
     ),
 )

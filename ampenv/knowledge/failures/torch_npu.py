@@ -384,7 +384,11 @@ FAILURES = (
         id="torch-npu-not-installed",
         mode="torch-pairing",
         component="torch_npu",
-        patterns=(r"No module named '?torch_npu'?(?![.\w])",),
+        patterns=(
+            r"No module named '?torch_npu'?(?![.\w])",
+            # DeepSpeed's NPU accelerator (DS_ACCELERATOR=npu), which imports it
+            r"Error: NPU_Accelerator requires torch_npu, which is not installed",
+        ),
         codes=(),
         meaning="this Python has no torch_npu: it is not installed in the environment that runs, "
         "or another interpreter runs than the one it was installed into",
@@ -396,8 +400,15 @@ FAILURES = (
         'paired with torch and CANN: pip install "torch-npu==<the release paired with torch>" '
         "(`ampenv doctor --only python.stack` names it)",
         confirm="python.stack",
-        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/166", "report"),),
-        hints=("no module named",),
+        sources=(
+            Source("https://github.com/vllm-project/vllm-ascend/issues/166", "report"),
+            Source(
+                "deepspeedai/DeepSpeed accelerator/real_accelerator.py"
+                "@edaa7221267243c7be7fb49c5d5f5c4fb97b4641",
+                "official",
+            ),
+        ),
+        hints=("no module named", "error"),
     ),
     Failure(
         id="torch-npu-python-deps",
