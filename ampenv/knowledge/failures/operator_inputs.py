@@ -545,4 +545,27 @@ FAILURES = (
         ),
         hints=("is invalid",),
     ),
+    Failure(
+        id="op-unsupported-in-capture",
+        mode="core-exception",
+        component="runtime",
+        # the runtime refusing a call inside a stream being captured into a graph:
+        # "rtMemcpy execution failed, reason=the current capture mode does not support this
+        # operation" (a synchronous copy, a host read back of a result)
+        patterns=(r"execution failed, reason=the current capture mode does not support this",),
+        codes=(),
+        meaning="a runtime call that cannot be captured (a synchronous memory copy, reading a "
+        "result back to the host) ran while a stream was being captured into an NPU graph "
+        "(torch.npu.graph, vLLM's or TorchAir's graph mode)",
+        causes=(
+            "an operator or the framework's code copying or synchronising inside the captured "
+            "region (speculative decoding's and some attention backends' paths)",
+        ),
+        fix="run eager (--enforce-eager / enforce_eager=True) to confirm it is the capture, then "
+        "keep that call out of the captured region or turn off the feature whose path makes it "
+        "(one at a time); report the operator to the framework with its traceback",
+        confirm=None,
+        sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/11514", "maintainer"),),
+        hints=("fail",),
+    ),
 )
