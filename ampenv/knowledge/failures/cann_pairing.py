@@ -129,7 +129,9 @@ FAILURES = (
             r"Error: PTA and CANN version is too old to support",
             # an error that tells to upgrade CANN: op-plugin's operators without the aclnn
             # function (or the input) of a later CANN, TorchAir's GE without an IR type
-            r"Error: [^\n]{0,400}?\b(?:[Pp]lease|recommended to|maybe you need) (?:try to )?"
+            # (within 200 characters of the exception's name: a line of many "Error: " costs
+            # each of them that much, the red team's flood)
+            r"Error: [^\n]{0,200}?\b(?:[Pp]lease|recommended to|maybe you need) (?:try to )?"
             r"(?:upgrade|update) (?:the version of |the )?(?i:cann)\b",
             # SHMEM built against a CANN without the memory-fabric handle
             r"Not support \w{1,40} malloc, please update CANN version",
@@ -148,7 +150,9 @@ FAILURES = (
         "with them (Ascend/pytorch's release table), to the release the feature needs; or "
         "turn the feature off or call the operator as this CANN has it (vllm-ascend: its MC2 "
         "hierarchical communication option off; op-plugin: the argument the line names as "
-        "this CANN allows it); `ampenv doctor --only python.stack,cann.toolkit`",
+        "this CANN allows it); a message naming PTA asks for a later torch_npu; a library that "
+        "chose at its build (SHMEM) is rebuilt after the upgrade; `ampenv doctor --only "
+        "python.stack,cann.toolkit`",
         confirm="cann.toolkit",
         sources=(
             Source(

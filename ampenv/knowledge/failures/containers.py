@@ -652,10 +652,10 @@ FAILURES = (
         patterns=(r"failed to get devices from ASCEND_VISIBLE_DEVICES value",),
         codes=(),
         meaning="Ascend Docker Runtime could not read ASCEND_VISIBLE_DEVICES (the NPUs to mount "
-        "into the container), so the container gets none",
+        "into the container), so the container does not start",
         causes=(
-            "a range written high to low (3-1), an id past 127, or a word the runtime does not "
-            "know in the list",
+            "a range written high to low (3-1) or ending past 127, or a word the runtime does "
+            "not know in the list",
         ),
         fix="pass the ids as the runtime reads them: `-e ASCEND_VISIBLE_DEVICES=0,1` or a range "
         "low to high (`0-3`), ids of NPUs this host has (`npu-smi info -l`)",

@@ -243,8 +243,13 @@ FAILURES = (
             r"Please run 'source set_env\.sh' in the CANN installation path",
             r"Could not find ASCEND_HOME_PATH in env",
             r"ASCEND_OPP_PATH environment variable is not set",
-            # (Triton-Ascend's backend, memfabric_hybrid, PyPTO: "ASCEND_HOME_PATH is not set")
-            r"\bASCEND_HOME_PATH (?:environment variable )?is not set\b",
+            r"ASCEND_HOME_PATH environment variable is not set",
+            # Triton-Ascend's backend ("..., source <toolkit>/set_env.sh first"), memfabric_hybrid
+            # (the line's end), PyPTO ("... or empty."); not where a component goes on without
+            # it, which says so on the line (HCCL's, HIXL's, TSD's, CMake's "... is not set, use
+            # default: /usr/local/Ascend/cann", msprof's "..., cann version info will be missing")
+            # (the line's end: a JSON record's or a repr's too)
+            r"\bASCEND_HOME_PATH is not set(?:, source\b| or empty\b|\.?(?=\s*$|\\n|[\"'}\]]))",
         ),
         codes=("148049",),
         meaning="torch_npu found no CANN environment variables, or they name paths that do not "

@@ -232,8 +232,9 @@ FAILURES = (
             "a driver package downloaded for another card or server model (Atlas 300I "
             "against 800T, 910B against 910_93)",
         ),
-        fix="`lspci | grep -i 19e5` shows the cards; download the driver and firmware package "
-        "made for this card or server model (the product's download page) and install that",
+        fix="`lspci -nn | grep -i 19e5` shows the cards' ids; download the driver and firmware "
+        "package made for this card or server model (the product's download page) and install "
+        "that",
         confirm="npu.driver",
         sources=(Source(DRIVER_SCRIPTS.format("args_parse.sh (checkDriverProduct)"), "official"),),
         hints=("error",),

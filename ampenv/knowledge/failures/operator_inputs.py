@@ -531,16 +531,24 @@ FAILURES = (
             "a Triton kernel written for GPUs, whose grid is one program per token or row, "
             "given a batch past 65535 of them",
         ),
-        fix="keep the grid within 65535: launch a fixed number of programs (the cores' count) "
-        "and loop over the rows inside the kernel, or take the framework's release whose NPU "
-        "path does so (sglang's falls back to PyTorch operators there); until then, smaller "
-        "batches (fewer tokens per step)",
+        fix="where the kernel's programs may run in any order, export "
+        "TRITON_ALL_BLOCKS_PARALLEL=1 (Triton-Ascend then fits the grid to the physical cores "
+        "and allows more than 65535; a kernel that depends on the order can deadlock); else "
+        "keep the grid within 65535: a fixed number of programs looping over the rows inside "
+        "the kernel (a larger BLOCK_SIZE), or the framework's release whose NPU path does so "
+        "(sglang's falls back to PyTorch operators there)",
         confirm=None,
         sources=(
             Source(
                 "https://github.com/sgl-project/sglang/issues/28272 (fixed by its pull request "
                 "28293: PyTorch operators on NPUs)",
                 "maintainer",
+            ),
+            Source(
+                "triton-lang/triton-ascend docs/en/migration_guide/migrate_from_gpu.md and "
+                "environment_variable_reference.md@a84b1eb52b6215e2c171632f2df0892f1003cfc8 "
+                "(coreDim, TRITON_ALL_BLOCKS_PARALLEL)",
+                "official",
             ),
         ),
         hints=("is invalid",),

@@ -46,6 +46,13 @@ GOES_ON = re.compile(
     re.I,
 )
 RAISED = re.compile(r"\b\w{1,60}(?:Error|Exception):")
+# A library the loader did not find, but CUDA's and NVIDIA's (on an NPU node a CUDA build of a
+# package wants them: installing them is not the fix) and torch's own (an extension imported
+# before torch, or built against another torch)
+_OTHER_LIBRARY = (
+    r"(?!lib(?:cu(?!rl)|nv|nccl|c10|torch)[\w.-]{0,100}\.so)[\w.+-]{1,120}\.so[\w.]{0,20}: "
+    r"cannot open shared object file"
+)
 
 
 def unhandled(m: re.Match[str]) -> bool:
@@ -295,10 +302,8 @@ FAILURES: tuple[Failure, ...] = (
         # program that goes on without the library (torchvision's image extension, Open MPI's
         # components: "unable to open ...: libpbs.so.0: cannot open ... (ignored)")
         patterns=(
-            r"(?:ImportError|OSError): (?:[^\n]{0,200}?: )?[\w.+-]{1,120}\.so[\w.]{0,20}: cannot "
-            r"open shared object file",
-            r"(?i:e)rror while loading shared libraries: [\w.+-]{1,120}\.so[\w.]{0,20}: cannot "
-            r"open shared object file",
+            r"(?:ImportError|OSError): (?:[^\n]{0,200}?: )?" + _OTHER_LIBRARY,
+            r"(?i:e)rror while loading shared libraries: " + _OTHER_LIBRARY,
         ),
         codes=(),
         meaning="the dynamic loader found no file of the library's name on its search path "
