@@ -122,7 +122,7 @@ FAILURES = (
     Failure(
         id="cann-too-old-for-feature",
         mode="cann-pairing",
-        component="vllm-ascend",
+        component="cann",
         # features and operators that check the CANN (and torch_npu, PTA) they need
         patterns=(
             # vllm-ascend's MC2 hierarchical communication (token_dispatcher.py)
