@@ -434,6 +434,13 @@ def test_a_weak_code_context_counts_on_an_error_line() -> None:
     assert hit.id == "acl-507011"
 
 
+def test_a_weak_code_context_counts_on_glog_s_error_record_only() -> None:
+    record = "0419 16:59:47.826516 19842 transport.cpp:487] Register mem ret:207000."
+    assert [h.id for h in scan_lines(["E" + record], "t")] == ["driver-firmware-mismatch"]
+    assert [h.id for h in scan_lines(["F" + record], "t")] == ["driver-firmware-mismatch"]
+    assert scan_lines(["I" + record], "t") == [] and scan_lines(["W" + record], "t") == []
+
+
 @pytest.mark.parametrize(
     "line", ["aclrtMemcpy: errorCode is 507011", "aclrtMemcpy: Error code: 507011"]
 )

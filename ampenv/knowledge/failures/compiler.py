@@ -79,6 +79,8 @@ FAILURES = (
         # written for 1.x fail on import, so operator compilation or generation fails
         patterns=(
             r"Error\b[^\n]{0,120}was removed in the NumPy 2\.0 release",
+            # NumPy 2's own warning as it loads an extension built against 1.x (torch 2.1's)
+            r"NumPy 1\.x cannot be run in",
             # an alias NumPy 2.0 removed (float_, ...), or np.long, which 1.24 removed and 2.0
             # brought back: a package built for NumPy 2 under the 1.26 CANN needs (np.float, np.int
             # and kin went in 1.24 for good: the caller's own code, which "numpy<2" does not mend)
@@ -87,7 +89,8 @@ FAILURES = (
         ),
         codes=(),
         meaning="a package written for another NumPy than the one installed imports: one "
-        "written for NumPy 1.x (CANN's operator compiler, te/tbe, above all) under NumPy 2, "
+        "written or built for NumPy 1.x (CANN's operator compiler, te/tbe, above all; an "
+        "extension built against 1.x, such as torch 2.1's) under NumPy 2, "
         "which removed np.float_ and kin, or one built for NumPy 2 (a new scipy) under the 1.26 "
         "that CANN needs",
         causes=(
@@ -103,6 +106,11 @@ FAILURES = (
                 "Ascend/IndexSDK docs/zh/faq.md@1f2697ff803247c373f42ef866e339496017631c "
                 "(np.float_ was removed: pip3 install numpy==1.26)",
                 "official",
+            ),
+            Source(
+                "https://github.com/lincenying/ai-fae/blob/43bc9da1a3d79dfa75aca409524a63a3c7f4b78f/"
+                "CANN安装.md (a torch 2.1 and CANN 8.0 container under NumPy 2: numpy==1.26.4)",
+                "report",
             ),
             Source(
                 "oplab notes of GLM single-layer benches on an A3, section 00.7 (numpy.long in "

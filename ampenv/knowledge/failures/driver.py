@@ -239,6 +239,11 @@ FAILURES = (
             Source("https://github.com/opencv/opencv_contrib/issues/3945 (310B)", "maintainer"),
             Source("https://github.com/microsoft/onnxruntime/issues/15947 (RC mode)", "report"),
             Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/8420 (Mooncake's fabric "
+                "memory: HDK 26.0.0 and CANN 9.0.0 or later; glog's E record, ret:207000)",
+                "maintainer",
+            ),
+            Source(
                 "hicann/runtime docs/zh/FAQ/Runtime版本与CANN版本不匹配导致的问题.md"
                 "@681ef7610df13c8128982901142a2c869ddbb53e (207000: the runtime of another CANN)",
                 "official",

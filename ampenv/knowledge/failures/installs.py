@@ -73,8 +73,9 @@ LIBRARY = (
     r"Failed to load (?:the )?(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})? dynamic library",
 )
 # the top-level package of the module named ("No module named 'tbe.common.utils'": tbe)
-# (its quote escaped where a repr or a JSON record carries the line)
-MODULE = (r"No module named \\?'?(?P<code>[A-Za-z_]\w{0,60})(?![\w])",)
+# (its quote escaped where a repr or a JSON record carries the line, or double where a page
+# retyped it)
+MODULE = (r"No module named \\?['\"]?(?P<code>[A-Za-z_]\w{0,60})(?![\w])",)
 
 
 def _table() -> dict:

@@ -334,6 +334,7 @@ FAILURES = (
         patterns=(
             r"\bEL0004\b[^\n]{0,120}Failed to allocate",
             r"Memory_Allocation_Failure",
+            r"Resource_Error_Insufficient_Device_Memory",  # EL0019's title (CANN 8.5 on)
             code("2070(?:01|18)"),
             r"alloc device memory failed",
             # vLLM at start-up: other processes hold what --gpu-memory-utilization asks for
@@ -347,13 +348,14 @@ FAILURES = (
             # sglang at start-up: what the weights left is too little for its KV cache pool
             r"Not enough memory\. Please try to increase --mem-fraction-static",
         ),
-        codes=("EL0004", "207001", "207018"),
+        codes=("EL0004", "EL0019", "207001", "207018"),
         meaning="the runtime could not allocate device memory: other processes hold it, or this "
         "job needs more than the device has",
         causes=("another process (or container) holds the device's memory", "the job is too big"),
         fix=HOLDERS + "; stop them, or pick a free device with ASCEND_RT_VISIBLE_DEVICES; if "
         "none holds it, the job is too big for the device: lower the batch size (or sequence "
-        "length), or shard the model over more devices (ZeRO-3, tensor parallel)",
+        "length), or shard the model over more devices (ZeRO-3, tensor parallel); a serving "
+        "engine: a lower --gpu-memory-utilization (or --max-num-seqs, fewer graphs to capture)",
         confirm="npu.devices",
         sources=(
             Source(
@@ -373,6 +375,16 @@ FAILURES = (
                 "sgl-project/sglang docs_new/docs/hardware-platforms/ascend-npus/"
                 "ascend_npu_faq.mdx@1335386668c994c08db2cc3979d8e92f8723bd07",
                 "official",
+            ),
+            Source(
+                "hicann/docs docs/en/troubleshooting/error-codes/Driver-Errors/EL0019-Resource_"
+                "Error_Insufficient_Device_Memory.md@c14717642ba24270f72de4d02bcb447c5802b043",
+                "official",
+            ),
+            Source(
+                "notes of a vLLM-Ascend deployment on 910C (the public file index's id "
+                "69531553343): EL0019 at a graph's replay, a lower gpu-memory-utilization",
+                "report",
             ),
         ),
         hints=code_hints("fail"),

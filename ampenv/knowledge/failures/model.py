@@ -46,8 +46,11 @@ STRONG_CONTEXT = (
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
 # pyACL's "acl.rt.set_device failed ret_int=507033" too
 WEAK_CONTEXT = r"(?:result =|\bret(?:code|_int)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
+# an error's line: its words, or glog's ERROR or FATAL record ("E0419 16:59:47.826516 19842
+# transport.cpp:487] Register mem ret:207000.", Mooncake's and Paddle's C++ logs)
+_ERROR_LINE = r"error|fail|\b[EF]\d{4} \d\d:\d\d:\d\d\.\d{6} "
 CODE_CONTEXT = (
-    rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:error|fail))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
+    rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:{_ERROR_LINE}))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )
 
 
