@@ -22,15 +22,29 @@ caches are measured only (their staleness is torch's business) and are removed o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 from ampenv.util.formats import utc_iso
 
-if TYPE_CHECKING:
-    from ampenv.probe.caches import Entry, Marker, Place, Toolkit
-
 MARKER = ".ampenv-cann"
 DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """The installed CANN toolkit, as rule 1 reads it."""
+
+    version: str
+    info: str  # ascend_toolkit_install.info, as a system path
+    installed_at: Optional[float]  # its mtime: when this CANN was installed
+
+
+@dataclass(frozen=True)
+class Marker:
+    """ampenv's marker in a compile cache (rule 2)."""
+
+    version: str  # the CANN installed when ampenv last cleaned this cache
+    cleaned_at: float
 
 
 @dataclass(frozen=True)
@@ -66,16 +80,20 @@ PLACES = (
 
 
 def stale_reason(
-    place: Place, entry: Entry, toolkit: Optional[Toolkit], cfg: dict[str, Any], now: float
+    kind: str,
+    newest: float,
+    marker: Optional[Marker],
+    toolkit: Optional[Toolkit],
+    cfg: dict[str, Any],
+    now: float,
 ) -> Optional[str]:
-    """Why an entry is stale, or None; an entry the scan did not finish is never judged."""
-    if not entry.complete or entry.holds_root:
-        return None
-    if place.kind == "compile":
-        return _built_by_other_cann(entry.newest, place.marker, toolkit)
-    if place.kind in ("log", "site"):
+    """Why an entry of a place of ``kind`` whose newest file is from ``newest`` is stale, or
+    None (``marker``: the place's, if any)."""
+    if kind == "compile":
+        return _built_by_other_cann(newest, marker, toolkit)
+    if kind in ("log", "site"):
         days = float(cfg.get("stale_after_days", 30.0))
-        if entry.newest < now - days * DAY:
+        if newest < now - days * DAY:
             return f"untouched for more than {days:g} days"
     return None
 

@@ -18,20 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from ampenv.knowledge.caches import MARKER, PLACES, stale_reason
+from ampenv.knowledge.caches import MARKER, PLACES, Marker, Toolkit, stale_reason
 from ampenv.probe import Probe, cann
 from ampenv.util import bounded, saferm
 from ampenv.util.formats import utc_iso_or_none
 
 
 # -- the installed toolkit ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class Toolkit:
-    version: str
-    info: str  # ascend_toolkit_install.info, as a system path
-    installed_at: Optional[float]  # its mtime: when this CANN was installed
-
-
 def installed_toolkit(probe: Probe) -> Optional[Toolkit]:
     """The toolkit the environment uses (``ampenv.probe.cann``), with its install time."""
     found = cann.discover(probe).toolkit
@@ -41,12 +34,6 @@ def installed_toolkit(probe: Probe) -> Optional[Toolkit]:
 
 
 # -- ampenv's marker in a compile cache --------------------------------------------------------
-@dataclass(frozen=True)
-class Marker:
-    version: str  # the CANN installed when ampenv last cleaned this cache
-    cleaned_at: float
-
-
 def read_marker(root: Path) -> Optional[Marker]:
     try:
         raw = bounded.read_head(root / MARKER, 4096, follow=False)  # never a FIFO's wait
@@ -415,8 +402,12 @@ def inventory(
         mine = os.path.realpath(place.path)
         others = [o for o in accepted if o != mine and saferm.within(o, mine)]
         _scan_place(place, others, timer, mounts)
+        # an entry the scan did not finish, or one that holds another place, is never judged
         for entry in place.entries:
-            entry.stale = stale_reason(place, entry, toolkit, cfg, now)
+            if entry.complete and not entry.holds_root:
+                entry.stale = stale_reason(
+                    place.kind, entry.newest, place.marker, toolkit, cfg, now
+                )
     disk_free: dict[str, int] = {}
     devices: set[int] = set()
     for place in places:
@@ -425,5 +416,3 @@ def inventory(
             devices.add(usage["dev"])
             disk_free[place.root] = usage["free"]
     return Inventory(places, toolkit, disk_free, walked=not probe.offline)
-
-

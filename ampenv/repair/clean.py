@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 
 from ampenv.knowledge.caches import MARKER, stale_reason
 from ampenv.probe import Probe
-from ampenv.probe.caches import Entry, Inventory, Place, inventory
+from ampenv.probe.caches import Inventory, Place, inventory
 from ampenv.util import atomic, files, saferm
 from ampenv.util.formats import count, human_bytes
 
@@ -110,8 +110,8 @@ def _stale_at_removal(place: Place, inv: Inventory, cfg: dict[str, Any]) -> Call
     """The staleness rule of ``place``, judged when removal comes (with the clock then)."""
 
     def still_stale(mtime: float) -> bool:
-        entry = Entry(place.path, newest=mtime)
-        return stale_reason(place, entry, inv.toolkit, cfg, time.time()) is not None
+        now = time.time()
+        return stale_reason(place.kind, mtime, place.marker, inv.toolkit, cfg, now) is not None
 
     return still_stale
 
