@@ -294,15 +294,28 @@ def test_a_library_no_package_lists_gets_the_loader_s_reading_only(name: str) ->
 
 
 @pytest.mark.parametrize(
-    "line",
+    "name",
     [
         # CANN's requirements missing where CANN is not the importer (red team 5)
-        *(MODULE.format(n) for n in ("scipy", "tornado", "decorator")),
+        *("scipy", "tornado", "decorator"),
+        *("numpy", "analysis", "my_project", "ted", "tbe_custom"),
+    ],
+)
+def test_a_module_no_package_lists_gets_python_s_reading_only(name: str) -> None:
+    # no package is guessed for it (CANN's, torch_npu's): the interpreter lacks the module
+    assert found(MODULE.format(name)) == {"python-module-missing"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         # counters and success fields that look like error codes
         "2024-05-01 12:00:01 INFO upload done retcode: 200000 bytes",
         "stats: error_code=200000 occurrences=0",
         "lastErrorCode=100000 (cleared)",
-        *(MODULE.format(n) for n in ("numpy", "analysis", "my_project", "ted", "tbe_custom")),
+        # a program that goes on without the module
+        "WARNING: apex not found: ModuleNotFoundError: No module named 'apex'",
+        "Failed to import foo: ModuleNotFoundError: No module named 'bar'",
     ],
 )
 def test_a_name_no_package_lists_is_not_guessed(line: str) -> None:
@@ -322,10 +335,13 @@ def test_a_module_cann_requires_is_cann_s_where_the_traceback_s_last_frame_is_ca
     # (a line read before gives what it gave then, except where lines around it decide)
     scanner = Scanner()
     scanner.feed_text(f"{_frame(app, 'decorator')}\nstep\n{_frame(tbe, 'decorator')}", "t")
-    assert [(h.id, h.first) for h in scanner.hits()] == [("init-env-failed", "t:7")]
+    assert [(h.id, h.first) for h in scanner.hits()] == [
+        ("python-module-missing", "t:3"),  # the program's own import: Python's reading
+        ("init-env-failed", "t:7"),
+    ]
     # CANN's frame further up the traceback is not the importer
     far = f'  File "{tbe}", line 1\n    import app\n{_frame(app, "decorator")}'
-    assert found(far) == set()
+    assert found(far) == {"python-module-missing"}
 
 
 TBE = "/usr/local/Ascend/ascend-toolkit/latest/python/site-packages/tbe/tvm/target.py"
@@ -390,9 +406,11 @@ def test_a_frame_decides_each_line_it_stands_over_in_every_log() -> None:
     scanner = Scanner()
     scanner.feed_text(_frame(TBE, "decorator"), "a.log")
     scanner.feed_text(_frame("/home/u/app.py", "decorator"), "b.log")
-    [hit] = scanner.hits()
-    assert (hit.id, hit.count, hit.last) == ("init-env-failed", 1, "a.log:3")
-    assert "import" not in hit.line  # the frame is read, not shown
+    hits = {h.id: h for h in scanner.hits()}
+    cann, program = hits["init-env-failed"], hits["python-module-missing"]
+    assert (cann.id, cann.count, cann.last) == ("init-env-failed", 1, "a.log:3")
+    assert "import" not in cann.line  # the frame is read, not shown
+    assert (program.id, program.count, program.last) == ("python-module-missing", 1, "b.log:3")
 
 
 def test_the_install_tables_name_their_sources_and_have_no_stub() -> None:

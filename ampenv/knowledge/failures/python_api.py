@@ -332,4 +332,48 @@ FAILURES: tuple[Failure, ...] = (
         rank=CLASS,
         fallback=True,
     ),
+    Failure(
+        id="python-module-missing",
+        mode="cann-env",
+        component="python packages",
+        # a top-level module no package's entry names (a dotted one is a release's API, above)
+        patterns=(
+            r"(?:ModuleNotFound|Import)Error: No module named \\?['\"]?[A-Za-z_]\w{0,60}"
+            r"(?![\w.])",
+        ),
+        codes=(),
+        meaning="the Python that ran the job found no module of that name: the package that "
+        "provides it is not installed in that interpreter, or it is the project's own module "
+        "(a source tree, a compiled extension) that was not installed or built",
+        causes=(
+            "the package not installed in the interpreter the job ran (another venv or conda "
+            "environment, another Python first on PATH, an image without it)",
+            "a module of the project itself, or its compiled extension, not installed or not "
+            "built (a CUDA-only extension has no NPU build)",
+        ),
+        fix="install the package that provides it into the Python that ran the job: `python -m "
+        "pip install <package>` with that interpreter (`python -c 'import sys; "
+        "print(sys.executable)'`); the package's name may differ from the module's (yaml: "
+        "PyYAML, cv2: opencv-python-headless, sklearn: scikit-learn); a module of the project "
+        "itself: install or build the project (`pip install -e .`) or put its folder on "
+        "PYTHONPATH; a CUDA-only extension: the project's pure-PyTorch or NPU variant",
+        confirm=None,
+        sources=(
+            Source("https://docs.python.org/3/library/exceptions.html", "official"),
+            Source(
+                "https://github.com/lincenying/ai-fae/blob/43bc9da1a3d79dfa75aca409524a63a3c7f4b78f/"
+                "CANN安装.md (a CANN container without scipy: pip install scipy)",
+                "report",
+            ),
+            Source(
+                "Ascend/op-plugin examples/cpp_extension/README.md (FAQ 2: the example's "
+                "extension not installed)",
+                "official",
+            ),
+        ),
+        hints=("no module named",),
+        rank=CLASS,
+        fallback=True,
+        judge=unhandled,
+    ),
 )
