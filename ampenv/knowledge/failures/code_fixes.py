@@ -88,26 +88,6 @@ CAPTURE_MODE = Class(
     notice=True,
 )
 ACL_FIXES: dict[str, Class] = {
-    "107002": Class(
-        "visible-devices",
-        "the thread that ran NPU work had no device set: each new thread starts without one "
-        "(transformers' TextIteratorStreamer runs generate() in a thread of its own; a callback "
-        "or a worker thread too), or there was no device to set (the plog's INFO 'rtSetDevice: "
-        "There is no devId, do nothing')",
-        "call torch.npu.set_device(N) (pyACL: acl.rt.set_context / set_device) at the start of "
-        "every thread that runs NPU work; where the plog says there is no devId, make the "
-        "device visible here (`npu-smi info`, ASCEND_RT_VISIBLE_DEVICES, the container's "
-        "devices)",
-        None,
-        (
-            Source("https://blog.csdn.net/weixin_46398647/article/details/137772338", "report"),
-            Source(
-                "hicann/docs docs/zh/troubleshooting/setdevice_error_no_context.md (the public "
-                "file index's id 67597285880): no device in the environment",
-                "official",
-            ),
-        ),
-    ),
     "107003": Class(
         "core-exception",
         "a stream used or destroyed while another device's context is current (a program "

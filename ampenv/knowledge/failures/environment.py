@@ -248,8 +248,9 @@ FAILURES = (
             # (the line's end), PyPTO ("... or empty."); not where a component goes on without
             # it, which says so on the line (HCCL's, HIXL's, TSD's, CMake's "... is not set, use
             # default: /usr/local/Ascend/cann", msprof's "..., cann version info will be missing")
-            # (the line's end: a JSON record's or a repr's too)
+            # (the line's end: a JSON record's or a repr's too); MindFormers' run_check
             r"\bASCEND_HOME_PATH is not set(?:, source\b| or empty\b|\.?(?=\s*$|\\n|[\"'}\]]))",
+            r"ASCEND_HOME_PATH\" is not set, please check whether the CANN Toolkit is installed",
         ),
         codes=("148049",),
         meaning="torch_npu found no CANN environment variables, or they name paths that do not "
@@ -277,9 +278,8 @@ FAILURES = (
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (148049)",
                 "official",
             ),
-            Source(
-                "Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH checks at import)", "official"
-            ),
+            Source("Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH at import)", "official"),
+            Source("https://gitee.com/mindspore/mindformers/pulls/4773 (run_check)", "official"),
             Source(
                 "triton-lang/triton-ascend third_party/ascend/backend/utils.py"
                 "@a84b1eb52b6215e2c171632f2df0892f1003cfc8 (_get_ascend_path)",

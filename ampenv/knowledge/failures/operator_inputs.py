@@ -5,7 +5,7 @@ code (or the framework's patch), not on the node."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source, hicann_page
+from ampenv.knowledge.failures.model import Failure, Source, code, code_hints, hicann_page
 
 CASES = (
     "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/{}"
@@ -209,6 +209,52 @@ FAILURES = (
             ),
         ),
         hints=("fail",),  # (its message is a key of its own, found by the "not " pass)
+    ),
+    Failure(
+        id="no-device-in-thread",
+        mode="visible-devices",
+        component="runtime",
+        # ACL_ERROR_RT_CONTEXT_NULL, and the runtime's own words for it ("rtDeviceSynchronize
+        # execute failed, reason=[context pointer null]", "rtGetDevMsg execution failed, the
+        # context is a null pointer")
+        patterns=(
+            code("107002"),
+            r"execute failed, reason=\[?context pointer null",
+            r"execution failed, the context is a null pointer",
+        ),
+        codes=("107002",),
+        meaning="the thread that ran NPU work had no device set: each new thread starts without "
+        "one (transformers' TextIteratorStreamer runs generate() in a thread of its own; a "
+        "library's worker or callback thread too), or there was no device to set (the plog's "
+        "INFO 'rtSetDevice: There is no devId, do nothing')",
+        causes=(
+            "NPU work in a thread (or a spawned process) that never set its device",
+            "no device visible to set (a container without its NPUs, an empty "
+            "ASCEND_RT_VISIBLE_DEVICES)",
+        ),
+        fix="call torch.npu.set_device(N) (pyACL: acl.rt.set_context / set_device; C++: "
+        "aclrtSetDevice or aclrtSetCurrentContext) at the start of every thread that runs NPU "
+        "work; where the plog says there is no devId, make the device visible here (`npu-smi "
+        "info`, ASCEND_RT_VISIBLE_DEVICES, the container's devices)",
+        confirm=None,
+        sources=(
+            Source("https://blog.csdn.net/weixin_46398647/article/details/137772338", "report"),
+            Source(
+                "hicann/docs docs/zh/troubleshooting/setdevice_error_no_context.md (the public "
+                "file index's id 67597285880): no device in the environment",
+                "official",
+            ),
+            Source(
+                "https://github.com/kvcache-ai/Mooncake/pull/3974 (transfer threads without the "
+                "device's context)",
+                "report",
+            ),
+            Source(
+                "https://github.com/ggml-org/llama.cpp/issues/9303 (no context was created)",
+                "maintainer",
+            ),
+        ),
+        hints=code_hints(),
     ),
     Failure(
         id="cpu-fallback-cannot-resize",
