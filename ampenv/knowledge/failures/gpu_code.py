@@ -6,6 +6,12 @@ from __future__ import annotations
 from ampenv.knowledge.failures.model import Failure, Source
 from ampenv.knowledge.failures.python_api import unhandled
 
+# the migration tool's FAQ of run-time errors (msfmktransplt: code for GPUs moved to the NPU)
+TRANSPLANT_FAQ = (
+    "Ascend/mstt msfmktransplt/README.md (its mirror xiaobingling93-pixel/Ascend-mstt"
+    "@99c2e0f990a17d328f487062acc9c490f7f6ff26), FAQ table 8 ({})"
+)
+
 FAILURES = (
     Failure(
         id="cuda-call-on-npu",
@@ -164,6 +170,46 @@ FAILURES = (
                 "(a fork's copy), index id 52761746312",
                 "report",
             ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="cuda-checkpoint-on-npu",
+        mode="torch-pairing",
+        component="torch",
+        # torch.load of storages saved on a GPU, on a node where CUDA is not available
+        patterns=(r"Error: Attempting to deserialize object on a CUDA device but torch\.cuda\.",),
+        codes=(),
+        meaning="torch.load read a checkpoint saved from CUDA tensors on a node without CUDA: its "
+        "storages are restored to the device they were saved on unless told otherwise",
+        causes=("a checkpoint written on a GPU loaded on an NPU (or CPU) node",),
+        fix="load it onto the CPU or the NPU: torch.load(path, map_location='cpu') (or "
+        "map_location='npu:<id>'), then move the model to the NPU",
+        confirm=None,
+        sources=(
+            Source("https://pytorch.org/docs/stable/generated/torch.load.html", "official"),
+            Source(TRANSPLANT_FAQ.format("row 1: map_location"), "official"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="apex-amp-after-ddp",
+        mode="dtype",
+        component="apex",
+        # apex.amp.initialize given a model already wrapped for data parallelism
+        patterns=(
+            r"Error: Incoming model is an instance of torch\.nn\.parallel\.DistributedDataParallel",
+        ),
+        codes=(),
+        meaning="apex's amp.initialize was given a model already wrapped in "
+        "DistributedDataParallel: AMP must patch the bare model (and its optimizer) first",
+        causes=("the script wraps the model in DDP before calling amp.initialize",),
+        fix="call model, optimizer = amp.initialize(model, optimizer, opt_level=...) first and "
+        "wrap the model it returns in DistributedDataParallel after it",
+        confirm=None,
+        sources=(
+            Source("NVIDIA/apex apex/amp/_initialize.py (check_models)", "official"),
+            Source(TRANSPLANT_FAQ.format("row 7: DDP after amp.initialize"), "official"),
         ),
         hints=("error",),
     ),

@@ -152,6 +152,7 @@ FAILURES = (
         patterns=(
             r"\bEI0002\b",
             r"wait execution of the Notify register times out",
+            r"timeout occurs when the Notify register waits for execution",  # hcomm's words
             r"notify wait timeout occurred during task execution",
             # HCCL's heartbeat: the rank named as the exception's location stopped answering
             r"ExceptionType:\[Heartbeat Lost Occurred\]",
@@ -319,6 +320,7 @@ FAILURES = (
         patterns=(
             r"\bEJ0003\b",
             r"Failed to bind the IP port",
+            r"Failed to enable listening for the (?:host|NPU) network adapter socket",  # EI0019/20
             r"host nic listen start failed, port\[\d{1,5}\]",
             r"listen on ip\[[^\]\n]{1,60}\] and (?:specific )?port\[\d{1,5}\] fail",
             # EI0019 (Communication_Error_Bind_IP_Port): "Cannot bind IF. ip is ***, port is

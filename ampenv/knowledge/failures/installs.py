@@ -71,6 +71,8 @@ LIBRARY = (
     r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})?: cannot open shared object",
     # a program's own words for the loader's failure (npu-smi, ascend-dmi, DCMI bindings)
     r"Failed to load (?:the )?(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})? dynamic library",
+    # a build looking for it (ATB's: "libtbe_adapter.so does not exist")
+    r"(?<![\w.+-])(?P<code>lib[\w+-]{1,60}?)\.so(?:\.[\d.]{1,20})? does not exist",
 )
 # the top-level package of the module named ("No module named 'tbe.common.utils'": tbe)
 # (its quote escaped where a repr or a JSON record carries the line, or double where a page

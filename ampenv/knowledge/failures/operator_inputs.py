@@ -56,6 +56,8 @@ FAILURES = (
         patterns=(
             r"Error: Could not run '(?:npu|torch_npu)::\w{1,80}' with arguments from the 'CPU' "
             r"backend",
+            # torch_npu 1.x's assert of an input's device
+            r"\.device\(\)\.type\(\) == (?:c10::)?DeviceType::NPU INTERNAL ASSERT FAILED",
         ),
         codes=(),
         meaning="an operator only torch_npu implements (npu::...) was called with CPU tensors: "
@@ -566,8 +568,8 @@ FAILURES = (
         # the runtime refusing a launch whose grid (one program per block of work) is larger
         # than a kernel launch may ask for
         patterns=(
-            r"value \d{1,12} for parameter coreDim is invalid\. Expected value: less than or "
-            r"equal to 65535",
+            r"value \d{1,12} for parameter coreDim is invalid\. Expected (?:value: less than or "
+            r"equal to|<=) 65535",
         ),
         codes=(),
         meaning="a kernel (a Triton-Ascend kernel, most often) was launched with more programs "
