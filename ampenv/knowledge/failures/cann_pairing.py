@@ -335,6 +335,9 @@ FAILURES = (
             r"binary_info_config\.json of socVersion \[?\w{1,40}\]? does not support",
             # the same, wrapped after "binary_info_config.json of"
             r"\bsocVersion \[\w{1,40}\] does not support opType \[",
+            # EZ1009: "Reason: SoC version ascend310p verification failed. This SoC is not
+            # configured through the AddConfig API of the OpDef class."
+            r"\bSoC version \w{1,40} verification failed\b",
         ),
         codes=(),
         meaning="the installed operator packages have no kernel of this operator for this chip "
@@ -350,6 +353,11 @@ FAILURES = (
         sources=(
             Source("https://github.com/vllm-project/vllm-ascend/issues/1813", "maintainer"),
             Source("https://github.com/sgl-project/sglang/issues/31938", "report"),
+            Source(
+                "notes of MLA on a 310P (the public file index; KvRmsNormRopeCache has no "
+                "ascend310p in its OpDef: EZ1009)",
+                "report",
+            ),
         ),
         hints=("not support",),
     ),

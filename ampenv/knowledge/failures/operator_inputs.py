@@ -5,7 +5,7 @@ code (or the framework's patch), not on the node."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source, code, code_hints, hicann_page
+from ampenv.knowledge.failures.model import Failure, Source, code_hints, hicann_page
 
 CASES = (
     "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/{}"
@@ -220,7 +220,6 @@ FAILURES = (
         # execute failed, reason=[context pointer null]", "rtGetDevMsg execution failed, the
         # context is a null pointer")
         patterns=(
-            code("107002"),
             r"execute failed, reason=\[?context pointer null",
             r"execution failed, the context is a null pointer",
         ),
@@ -623,5 +622,28 @@ FAILURES = (
         confirm=None,
         sources=(Source("https://github.com/vllm-project/vllm-ascend/issues/11514", "maintainer"),),
         hints=("fail",),
+    ),
+    Failure(
+        id="task-queue-2-in-capture",
+        mode="core-exception",
+        component="torch_npu",
+        # torch_npu's capture_begin (torch_npu/npu/graphs.py) refusing the two-level task queue
+        patterns=(r"Error: Do not support TASK_QUEUE_ENABLE = 2 during NPU graph capture",),
+        codes=(),
+        meaning="the two-level task queue (TASK_QUEUE_ENABLE=2) was on when an NPU graph "
+        "capture began: torch_npu does not capture with it",
+        causes=("TASK_QUEUE_ENABLE=2 exported for speed in a job that runs graph mode",),
+        fix="export TASK_QUEUE_ENABLE=1 (or 0) wherever graph mode is on (vLLM's ACL graphs, "
+        "torch.npu.graph), or run eager",
+        confirm=None,
+        sources=(
+            Source("Ascend/pytorch torch_npu/npu/graphs.py (capture_begin)", "official"),
+            Source(
+                "a serving port's notes (the public file index): TASK_QUEUE_ENABLE=2 refused at "
+                "the first graph capture",
+                "report",
+            ),
+        ),
+        hints=("error",),
     ),
 )
