@@ -439,6 +439,24 @@ def test_a_weak_code_context_counts_on_glog_s_error_record_only() -> None:
     assert [h.id for h in scan_lines(["E" + record], "t")] == ["driver-firmware-mismatch"]
     assert [h.id for h in scan_lines(["F" + record], "t")] == ["driver-firmware-mismatch"]
     assert scan_lines(["I" + record], "t") == [] and scan_lines(["W" + record], "t") == []
+    # glog 0.7 writes the year; a lower-case letter is no glog level
+    dated = "E2026" + record
+    assert [h.id for h in scan_lines([dated], "t")] == ["driver-firmware-mismatch"]
+    assert scan_lines(["e" + record], "t") == []
+
+
+def test_a_null_context_after_a_device_open_that_failed_is_not_what_failed() -> None:
+    # the runtime's words for a thread without a device follow any failed open (red team)
+    lines = [
+        "RuntimeError: Initialize:torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp:146 NPU "
+        "function error: c10_npu::SetDevice(device_id_), error code is 507033",
+        "        rtGetDevMsg execute failed, reason=[context pointer null]",
+    ]
+    hits = scan_lines(lines, "t")
+    assert leading(hits).id == "device-setup-failed"
+    assert "no-device-in-thread" in [h.id for h in hits]
+    alone = scan_lines(["rtDeviceSynchronize execute failed, reason=[context pointer null]"], "t")
+    assert leading(alone).id == "no-device-in-thread"
 
 
 @pytest.mark.parametrize(

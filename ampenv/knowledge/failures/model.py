@@ -47,8 +47,9 @@ STRONG_CONTEXT = (
 # pyACL's "acl.rt.set_device failed ret_int=507033" too
 WEAK_CONTEXT = r"(?:result =|\bret(?:code|_int)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
 # an error's line: its words, or glog's ERROR or FATAL record ("E0419 16:59:47.826516 19842
-# transport.cpp:487] Register mem ret:207000.", Mooncake's and Paddle's C++ logs)
-_ERROR_LINE = r"error|fail|\b[EF]\d{4} \d\d:\d\d:\d\d\.\d{6} "
+# transport.cpp:487] Register mem ret:207000.", Mooncake's and Paddle's C++ logs; glog 0.7
+# writes the year too: "E20260106 06:43:02.123456")
+_ERROR_LINE = r"error|fail|(?-i:\b[EF](?:\d{4}){1,2} \d\d:\d\d:\d\d\.\d{6} )"
 CODE_CONTEXT = (
     rf"(?:{STRONG_CONTEXT}|^(?=[^\n]{{0,2000}}?(?:{_ERROR_LINE}))[^\n]{{0,2000}}?{WEAK_CONTEXT})"
 )

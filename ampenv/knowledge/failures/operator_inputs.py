@@ -5,7 +5,7 @@ code (or the framework's patch), not on the node."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, Source, code_hints, hicann_page
+from ampenv.knowledge.failures.model import CLASS, Failure, Source, code_hints, hicann_page
 
 CASES = (
     "Ascend/pytorch docs/zh/user_guide/troubleshooting/troubleshooting_cases/{}"
@@ -256,6 +256,9 @@ FAILURES = (
             ),
         ),
         hints=code_hints(),
+        # the runtime prints the same words after any device open that failed (507033, a tsd
+        # start): the failure named beside them leads
+        rank=CLASS,
     ),
     Failure(
         id="cpu-fallback-cannot-resize",

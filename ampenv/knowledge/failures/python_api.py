@@ -336,9 +336,11 @@ FAILURES: tuple[Failure, ...] = (
         id="python-module-missing",
         mode="cann-env",
         component="python packages",
-        # a top-level module no package's entry names (a dotted one is a release's API, above)
+        # a top-level module no package's entry names (a dotted one is a release's API, above;
+        # a private one is an interpreter's or a package's internals: setuptools' .pth hook
+        # "_distutils_hack" that Python skips, a stdlib extension python-built-incomplete names)
         patterns=(
-            r"(?:ModuleNotFound|Import)Error: No module named \\?['\"]?[A-Za-z_]\w{0,60}"
+            r"(?:ModuleNotFound|Import)Error: No module named \\?['\"]?[A-Za-z]\w{0,60}"
             r"(?![\w.])",
         ),
         codes=(),
@@ -356,7 +358,9 @@ FAILURES: tuple[Failure, ...] = (
         "print(sys.executable)'`); the package's name may differ from the module's (yaml: "
         "PyYAML, cv2: opencv-python-headless, sklearn: scikit-learn); a module of the project "
         "itself: install or build the project (`pip install -e .`) or put its folder on "
-        "PYTHONPATH; a CUDA-only extension: the project's pure-PyTorch or NPU variant",
+        "PYTHONPATH; a CUDA-only extension: the project's pure-PyTorch or NPU variant; in pip's "
+        "build of a package (Getting requirements to build wheel) it is the build's isolated "
+        "environment that lacks it (torch): pip install --no-build-isolation",
         confirm=None,
         sources=(
             Source("https://docs.python.org/3/library/exceptions.html", "official"),
