@@ -253,7 +253,8 @@ FAILURES = (
             r"ASCEND_HOME_PATH\" is not set, please check whether the CANN Toolkit is installed",
         ),
         codes=("148049",),
-        meaning="torch_npu found no CANN environment variables, or they name paths that do not "
+        meaning="the program (torch_npu, Triton-Ascend, MindFormers' check, ...) found no CANN "
+        "environment variables, or they name paths that do not "
         "exist (the CANN package behind them is missing)",
         causes=(
             "set_env.sh not sourced",
