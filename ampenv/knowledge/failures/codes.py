@@ -39,7 +39,9 @@ from ampenv.knowledge.failures.model import (
 EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
 # CANN's advice printed on the code's own line ("... Solution: Close applications not in use.").
 SOLUTION = re.compile(r"\bSolution: ?(.{8,})", re.IGNORECASE)
-CAUSE = re.compile(r"\bPossible Cause: ?(.{3,}?)(?= Solution:|$)", re.IGNORECASE | re.MULTILINE)
+CAUSE = re.compile(
+    r"\b(?:Possible Cause|Reason): ?(.{3,}?)(?=\s+Solution:|$)", re.IGNORECASE | re.MULTILINE
+)
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
 
@@ -203,8 +205,9 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
         + ("; a follow-up code: the specific cause is in the lines around it" if internal else "")
     )
     cause = CAUSE.search(text + more)
-    if cause and cause.group(1).strip(" .").upper() != "N/A":
-        meaning += f"; the log's possible cause: {cause.group(1).strip()[:EXCERPT]}"
+    told = cause.group(1).strip().rstrip(".") if cause else "N/A"
+    if told.upper() != "N/A" and told[:40] not in said:  # said: the line's excerpt shows it
+        meaning += f"; the log's possible cause: {told[:EXCERPT]}"
     solution = SOLUTION.search(text + more)
     if known_fix:  # ampenv's reading of CANN's table for the code
         fix = known_fix

@@ -49,6 +49,43 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="atc-input-shape-unset",
+        mode="compile-cache",
+        component="ATC",
+        # GE's check of each Data node: a dimension < 0 with no --input_shape for it (E10001,
+        # "maybe you should set input_shape", later "The shapes of inputs contain -1"); the
+        # parameter is the input's name, where ATC's own options are named "--x"
+        patterns=(r"Value \[-1\] for parameter \[(?!-)[^\]\n]{1,80}\] is invalid",),
+        codes=(),
+        meaning="converting a model with ATC, an input of the model has a dimension that is not "
+        "fixed (-1) and --input_shape gave none for it: the input the line names was left out "
+        "of --input_shape, or named there otherwise than the model names it",
+        causes=(
+            "a model exported with a dynamic dimension (a batch of -1) converted without "
+            "--input_shape",
+            "--input_shape naming another input than the model's (images for image)",
+        ),
+        fix="give the input its shape under the model's own input name (Netron shows it): "
+        '--input_shape="<input>:1,3,224,224"; for a dynamic batch keep -1 and add '
+        '--dynamic_batch_size="1,2,4,8", or give a range (--input_shape="<input>:1~8,3,224,224")',
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/ge's graph preparation (GE's check of a Data node's shape, which reports "
+                "E10001 with the reason 'maybe you should set input_shape to specify its "
+                "shape'; later: 'The shapes of inputs contain -1 in the model'), the public "
+                "file index's ids 49495734660 and 52449112807",
+                "official",
+            ),
+            Source(
+                "an ATC case note (the public file index's id 54239447529): E10001 for an input "
+                "named image while --input_shape named images",
+                "report",
+            ),
+        ),
+        hints=("is invalid",),
+    ),
+    Failure(
         id="atc-op-no-parser",
         mode="compile-cache",
         component="ATC",

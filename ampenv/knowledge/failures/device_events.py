@@ -1,4 +1,4 @@
-"""The device's fault codes where cluster software prints them bare.
+"""The device's fault codes where cluster software or npu-smi prints them bare.
 
 The NPU reports a fault as a 32-bit event code (``0x8C084E00``: ADDA heartbeat error). Its own
 logs print it in the forms Fault-Diag's rules read (``Event id=0x8c084e00``); MindCluster's
@@ -20,11 +20,13 @@ from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 FAMILY = "device-fault-code"
 HEX = r"(?P<code>[0-9A-Fa-f]{8})(?![0-9A-Za-z])"
-# the device plugin's event (its first code, and the level it gave the fault; npu-smi's
-# "-t health" prints the same codes, and has no published example with one yet)
+# the device plugin's event (its first code, and the level it gave the fault), and npu-smi's
+# "-t health" ("Error Code : A4025021 8C03A000 8C084E00", each code a fault of the chip's)
 PATTERNS = (
     rf"\bdevice fault, [^\n]{{0,200}}?\bfaultCodes?:\s?{HEX}"
     r"(?:[^\n]{0,200}?\bfaultLevelName:\s?(?P<level>\w{1,40}))?",
+    r"\b(?-i:Error Code)\s{0,40}: ?"
+    r"(?P<code>[0-9A-Fa-f]{8}(?: [0-9A-Fa-f]{8}){0,15})(?![0-9A-Za-z])",
 )
 DOCS = Source(
     "Ascend/mind-cluster docs/zh/scheduling/07_references/02_common_operations.md"
@@ -46,7 +48,12 @@ LEVELS = {
 
 def decode(m: re.Match[str]) -> Optional[Failure]:
     """The fault the event code ``m`` captured names (Fault-Diag's rule), with what its level
-    does; a code without a rule, by its level alone; None for neither."""
+    does; a code without a rule, by its level alone; None for neither. Of npu-smi's list of
+    codes, the first that has a rule (npu-smi gives no level)."""
+    if "level" not in m.re.groupindex:  # npu-smi's list
+        named = (by_id("0x" + code.upper()) for code in m.group("code").split())
+        found = next((f for f in named if f is not None), None)
+        return None if found is None else replace(found, family=FAMILY)
     code, level = m.group("code").upper(), LEVELS.get(m.group("level") or "")
     found = by_id("0x" + code)
     if found is not None:
@@ -86,7 +93,7 @@ FAMILY_ENTRY = Failure(
     "the job must run again; SeparateNPU: the NPU is taken out)",
     confirm="npu.devices",
     sources=(Source(SOURCE, "official"), DOCS),
-    hints=("faultcode",),
+    hints=("faultcode", "error"),
     rank=CLASS,
     decode=decode,
 )

@@ -286,6 +286,14 @@ def rule_failure(rule_id: str) -> Optional[Failure]:
     )
 
 
+def event_log(rule_id: str) -> bool:
+    """Whether the rule reads a log of the device's, the node's or the network's own: their
+    programs log a fault at any level (NodeD's "[INFO] get fault event", the device's "[EVENT]
+    IMP"), and the rule was written against those records."""
+    rule = _table()[0].get(rule_id)
+    return rule is not None and rule["log"] not in JOB_LOGS
+
+
 def by_id(fid: str) -> Optional[Failure]:
     """A rule's finding by the id a scan reported (``fault-diag-AISW_CANN_HCCL_027``) or by
     Fault-Diag's own id, in any case (``0x80e01801``), for `ampenv explain`."""

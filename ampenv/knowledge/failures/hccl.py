@@ -156,6 +156,9 @@ FAILURES = (
             r"notify wait timeout occurred during task execution",
             # HCCL's heartbeat: the rank named as the exception's location stopped answering
             r"ExceptionType:\[Heartbeat Lost Occurred\]",
+            # the runtime's side of it (PrintErrorInfoForNotifyWaitTask), printed with EI0002
+            # or alone in a plog; Fault-Diag's AISW_CANN_Runtime_021 reads the same words
+            r"\bNotify wait execute failed, device_id=",
         ),
         codes=("EI0002",),
         meaning="a collective waited for a remote rank that never arrived (HCCL_EXEC_TIMEOUT); "
@@ -177,7 +180,7 @@ FAILURES = (
                 "official",
             ),
         ),
-        hints=("times out", "timeout", "error", "exception"),
+        hints=("times out", "timeout", "error", "exception", "fail"),
     ),
     Failure(
         id="hccp-init-failed",

@@ -67,6 +67,39 @@ FAILURES = (
         hints=("fail",),
     ),
     Failure(
+        id="mindspore-kernel-build-no-response",
+        mode="compile-cache",
+        component="MindSpore",
+        # the graph compiler's client of the operator-build server (kernel_build_client.h),
+        # raised as a RuntimeError: the error word keeps the pattern in the scan's error lines,
+        # and its path holds no space (a line of "Error: " repeated costs one step each)
+        patterns=(
+            r"Error: (?:\S{0,200}/)?kernel_build_client\.h:\d{1,5} Response\] Response is empty",
+        ),
+        codes=(),
+        meaning="MindSpore's operator-build server (the processes that compile the graph's "
+        "Ascend operators) gave no answer: it died or hung while compiling",
+        causes=(
+            "an error before it stopped the build processes (TBE's Python package missing or "
+            "broken, the CANN environment not sourced)",
+            "graph-kernel fusion compiling a kernel that fails",
+            "too many parallel build processes for the host's memory",
+        ),
+        fix="fix the first error in the log before this line (TBE or CANN not found); turn off "
+        "graph-kernel fusion (enable_graph_kernel=False) if it is on; run fewer build "
+        "processes: export MS_BUILD_PROCESS_NUM=4 (1-24)",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "MindSpore's TroubleShooter (mindspore-lab), its knowledge base vm_id_15 "
+                "(Response is empty in operator compile; the public file index's id 3460526550) "
+                "and the test that asserts it (id 30816991494)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="mindspore-device-address-cpu-on-ascend",
         mode="cann-pairing",
         component="MindSpore",

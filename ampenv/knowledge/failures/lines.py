@@ -151,11 +151,17 @@ def line_at(data: bytes, at: int) -> tuple[int, int]:
     return start, len(data) if end < 0 else end
 
 
+# CANN's advice under an E-code, which a copy (or CANN 8.5's titled form) leaves unindented.
+_ADVICE = (b"Possible Cause:", b"Reason:", b"Solution:")
+
+
 def continued(data: bytes, end: int, lines: int) -> str:
-    """Up to ``lines`` indented lines after the line that ends at ``end``, each bounded, with
-    their line breaks: the continuation of a message printed over several lines."""
+    """Up to ``lines`` indented lines (or lines of CANN's advice) after the line that ends at
+    ``end``, each bounded, with their line breaks: a message printed over several lines."""
     out = []
-    while len(out) < lines and data[end + 1 : end + 2] in (b" ", b"\t"):
+    while len(out) < lines and (
+        data[end + 1 : end + 2] in (b" ", b"\t") or data.startswith(_ADVICE, end + 1)
+    ):
         nxt = data.find(b"\n", end + 1)
         nxt = len(data) if nxt < 0 else nxt
         part = data[end + 1 : min(nxt, end + 1 + WINDOW)].rstrip(b"\r")

@@ -18,7 +18,13 @@ from itertools import islice
 from typing import Any, Optional
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
-from ampenv.knowledge.failures.faultdiag import FAULT_DIAG, gate, names, rule_failure
+from ampenv.knowledge.failures.faultdiag import (
+    FAULT_DIAG,
+    event_log,
+    gate,
+    names,
+    rule_failure,
+)
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
 from ampenv.knowledge.failures.findings import PLACES, Found, Hit, findings
 from ampenv.knowledge.failures.lines import (
@@ -442,12 +448,13 @@ class Scanner:
     def _fault_diag_reading(self, line: str) -> list[tuple[Failure, str, str, str]]:
         """The most specific rule ``line`` shows whose framework the text names (a MindSpore
         rule in a text that holds "mindspore"), unless a logger marked the line INFO/DEBUG with
-        no error mark before the rule's first keyword (as a code is a mention there)."""
+        no error mark before the rule's first keyword (as a code is a mention there) and the
+        rule reads the job's own logs (an event log's records are faults at any level)."""
         for rule_id, start, end in fault_diag_read(line):
             failure = rule_failure(rule_id)
             if failure is None or not self._names(rule_id):
                 continue
-            if self.heed_levels and quiet(line, start):
+            if self.heed_levels and not event_log(rule_id) and quiet(line, start):
                 return []
             said = line[start:end]
             return [(failure, said[:EXCERPT], trim(line, start, end), said)]
