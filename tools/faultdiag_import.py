@@ -47,6 +47,10 @@ LEFT_OUT = {
     "task exception, not a stuck post-processing",
     "AISW_CANN_STARS_005": "'PrintTaskErrorMsg: Task run failed' is CANN's line for every "
     "task exception, not a chip that failed to initialise",
+    "Comp_OS_Service_Container_05": "Docker's INFO 'failed to exit within 10 seconds of signal "
+    "15 - using the force' (and exit status 137) is every `docker stop` of a program that does "
+    "not handle SIGTERM; a moby maintainer: 'Those errors in itself do not indicate there's a "
+    "bug' (https://github.com/moby/moby/issues/18758)",
 }
 # Logs whose rules read words every program prints as that program's own faults.
 LEFT_OUT_LOGS = {

@@ -39,8 +39,10 @@ from ampenv.knowledge.failures.model import (
 EXCERPT = 160  # characters of a line's own message kept in a decoded meaning
 # CANN's advice printed on the code's own line ("... Solution: Close applications not in use.").
 SOLUTION = re.compile(r"\bSolution: ?(.{8,})", re.IGNORECASE)
+# (one blank before "Solution:", a space or a tab: a run of blanks tried at each step of the
+# lazy cause made a long blank line quadratic)
 CAUSE = re.compile(
-    r"\b(?:Possible Cause|Reason): ?(.{3,}?)(?=\s+Solution:|$)", re.IGNORECASE | re.MULTILINE
+    r"\b(?:Possible Cause|Reason): ?(.{3,}?)(?=\sSolution:|$)", re.IGNORECASE | re.MULTILINE
 )
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")

@@ -21,11 +21,12 @@ from ampenv.knowledge.failures.model import CLASS, Failure, Source
 FAMILY = "device-fault-code"
 HEX = r"(?P<code>[0-9A-Fa-f]{8})(?![0-9A-Za-z])"
 # the device plugin's event (its first code, and the level it gave the fault), and npu-smi's
-# "-t health" ("Error Code : A4025021 8C03A000 8C084E00", each code a fault of the chip's)
+# "-t health" ("Error Code                     : A4025021 8C03A000 8C084E00", each code a
+# fault of the chip's; its column of blanks before the colon, which a bare "Error Code:" lacks)
 PATTERNS = (
     rf"\bdevice fault, [^\n]{{0,200}}?\bfaultCodes?:\s?{HEX}"
     r"(?:[^\n]{0,200}?\bfaultLevelName:\s?(?P<level>\w{1,40}))?",
-    r"\b(?-i:Error Code)\s{0,40}: ?"
+    r"\b(?-i:Error Code)\s{4,40}: "
     r"(?P<code>[0-9A-Fa-f]{8}(?: [0-9A-Fa-f]{8}){0,15})(?![0-9A-Za-z])",
 )
 DOCS = Source(
@@ -93,7 +94,7 @@ FAMILY_ENTRY = Failure(
     "the job must run again; SeparateNPU: the NPU is taken out)",
     confirm="npu.devices",
     sources=(Source(SOURCE, "official"), DOCS),
-    hints=("faultcode", "error"),
+    hints=("faultcode",),
     rank=CLASS,
     decode=decode,
 )

@@ -51,6 +51,20 @@ _CODE = re.compile(r"\d")
 JOB_LOGS = frozenset(
     {"", "CANN_Plog", "CANN_Plog | OS", "TrainLog", "MindIE", "PyMotor_vLLM_Log", "MindIO"}
 )
+# The hardware's event logs: the device's OS and history, the host driver's, the board's
+# management controller (as NodeD relays it), the switches' (LCNE).
+EVENT_LOGS = frozenset(
+    {
+        "NPU_OS",
+        "NPU_Host",
+        "NPU_Device",
+        "NPU_History",
+        "NodeDLog | BMCLogDumpLog",
+        "BMCLogDumpLog",
+        "DL_DevicePlugin | LCNELog",
+        "LCNE_LOG",
+    }
+)
 # A framework's own rules read a line only in a text that names the framework: by the rule's
 # id, its log or its component, the name as the framework writes it (its case variants count).
 # PyTorch's are torch_npu's: "torch" stands in every pip list and CUDA traceback.
@@ -287,11 +301,12 @@ def rule_failure(rule_id: str) -> Optional[Failure]:
 
 
 def event_log(rule_id: str) -> bool:
-    """Whether the rule reads a log of the device's, the node's or the network's own: their
-    programs log a fault at any level (NodeD's "[INFO] get fault event", the device's "[EVENT]
-    IMP"), and the rule was written against those records."""
+    """Whether the rule reads an event log of the hardware's own (``EVENT_LOGS``): there each
+    record is a fault event whatever its level (NodeD's "[INFO] get fault event", the device's
+    "[EVENT] IMP"), and the rule was written against those records. A program's own log
+    (Docker's, Volcano's, the OS's) marks what it goes on from as INFO: there the level counts."""
     rule = _table()[0].get(rule_id)
-    return rule is not None and rule["log"] not in JOB_LOGS
+    return rule is not None and rule["log"] in EVENT_LOGS
 
 
 def by_id(fid: str) -> Optional[Failure]:

@@ -151,8 +151,9 @@ def line_at(data: bytes, at: int) -> tuple[int, int]:
     return start, len(data) if end < 0 else end
 
 
-# CANN's advice under an E-code, which a copy (or CANN 8.5's titled form) leaves unindented.
-_ADVICE = (b"Possible Cause:", b"Reason:", b"Solution:")
+# CANN's advice under an E-code, which a copy (or CANN 8.5's titled form) leaves unindented:
+# the label, one space, its text (kubectl's "Reason:       Evicted" pads its fields).
+_ADVICE = re.compile(rb"(?:Possible Cause|Reason|Solution): \S")
 
 
 def continued(data: bytes, end: int, lines: int) -> str:
@@ -160,7 +161,7 @@ def continued(data: bytes, end: int, lines: int) -> str:
     ``end``, each bounded, with their line breaks: a message printed over several lines."""
     out = []
     while len(out) < lines and (
-        data[end + 1 : end + 2] in (b" ", b"\t") or data.startswith(_ADVICE, end + 1)
+        data[end + 1 : end + 2] in (b" ", b"\t") or _ADVICE.match(data, end + 1) is not None
     ):
         nxt = data.find(b"\n", end + 1)
         nxt = len(data) if nxt < 0 else nxt

@@ -449,7 +449,7 @@ class Scanner:
         """The most specific rule ``line`` shows whose framework the text names (a MindSpore
         rule in a text that holds "mindspore"), unless a logger marked the line INFO/DEBUG with
         no error mark before the rule's first keyword (as a code is a mention there) and the
-        rule reads the job's own logs (an event log's records are faults at any level)."""
+        rule reads no event log of the hardware's (whose records are faults at any level)."""
         for rule_id, start, end in fault_diag_read(line):
             failure = rule_failure(rule_id)
             if failure is None or not self._names(rule_id):
