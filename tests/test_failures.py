@@ -548,6 +548,55 @@ def test_an_e_code_reads_the_cause_and_solution_cann_printed_on_the_next_lines()
     assert "unrelated" not in hits["cann-ek0042"].fix  # not its line, not indented under it
 
 
+def test_cann_s_advice_pasted_flush_left_is_the_code_s_but_a_padded_field_is_not() -> None:
+    lines = [
+        "Communication_Error_P2P(EI0010): P2P communication failed.",
+        "Reason: Device ID 4 in module 0 and device ID 8 in module 1 are not on the same plane.",
+        "Solution: Enter environment variables 'export HCCL_INTRA_ROCE_ENABLE=1'.",
+        "EE1001: The argument is invalid.",
+        "Reason:       Evicted",  # kubectl describe's padded field, not CANN's advice
+    ]
+    hits = {h.id: h.failure for h in scan_lines(lines, "t")}
+    assert "not on the same plane" in hits["cann-ei0010"].meaning
+    assert "Evicted" not in hits["cann-ee1001"].meaning
+
+
+def test_a_cause_the_line_shows_is_not_repeated_nor_lost_in_a_run_of_blanks() -> None:
+    line = "EH0001: Value [0] for [size] is invalid. Reason: size must be greater than zero."
+    (hit,) = scan_lines([line], "t")
+    assert hit.failure.meaning.count("size must be greater than zero") == 1
+    # a run of blanks inside a cause (its lookahead once tried the whole run at every step)
+    blanks = "EE1001: The argument is invalid. Reason: a" + " " * 20000 + "b"
+    (hit,) = scan_lines([blanks], "t")
+    assert hit.failure.meaning.endswith("The argument is invalid. Reason: a")
+
+
+def test_an_event_log_s_info_record_is_a_fault_a_program_s_info_line_is_not() -> None:
+    noded = (
+        "[INFO]     2999/10/01 03:39:17.760916 305     ipmimonitor/ipmi_monitor.go:206    get "
+        "fault event, [device type: BMC]-[device id: 255]-[error code: 2C000031]"
+    )
+    docker = (
+        'time="2024-06-12T09:41:07.33+08:00" level=info msg="Container failed to exit within '
+        '10s of signal 15 - using the force" container=3f5c0b9a2d1e'
+    )
+    volcano = (
+        "I0612 09:41:07.123456       1 util.go:130] job <default-test-job-1> Add enqueue "
+        "failed, require npu num is 16 but cluster npu num is 8"
+    )
+    assert [h.id for h in scan_lines([noded], "t")] == ["fault-diag-0x2C000031"]
+    assert scan_lines([docker], "t") == [] and scan_lines([volcano], "t") == []
+
+
+def test_npu_smi_s_health_codes_name_the_first_with_a_rule_and_a_bare_error_code_nothing() -> None:
+    health = [
+        "\tHealth Status                  : Alarm",
+        "\tError Code                     : A4025021 8C03A000 8C084E00",
+    ]
+    assert [h.id for h in scan_lines(health, "t")] == ["fault-diag-0x8C03A000"]
+    assert scan_lines(["Error Code: 00000003", "error code   : 8C03A000"], "t") == []
+
+
 def test_a_hint_that_holds_a_shorter_one_shares_its_pass() -> None:
     passes = [h for h in Scanner()._passes if not h.startswith(b"\0")]
     assert not [(a, b) for a in passes for b in passes if a != b and a in b]
