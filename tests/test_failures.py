@@ -597,6 +597,18 @@ def test_npu_smi_s_health_codes_name_the_first_with_a_rule_and_a_bare_error_code
     assert scan_lines(["Error Code: 00000003", "error code   : 8C03A000"], "t") == []
 
 
+def test_cann_s_import_message_in_both_its_forms_is_cann_s_and_another_program_s_is_not() -> None:
+    cann = (
+        "E40020: Failed to import Python module te.platform. Reason: ModuleNotFoundError: No "
+        "module named 'sympy'.",
+        "EC0010: Failed to import Python module [ModuleNotFoundError: No module named 'cffi'.].",
+    )
+    for line in cann:
+        assert "init-env-failed" in [h.id for h in scan_lines([line], "t")], line
+    ansible = "failed=True msg='failed to import python module: No module named requests'"
+    assert scan_lines([ansible], "t") == []
+
+
 def test_a_hint_that_holds_a_shorter_one_shares_its_pass() -> None:
     passes = [h for h in Scanner()._passes if not h.startswith(b"\0")]
     assert not [(a, b) for a in passes for b in passes if a != b and a in b]

@@ -24,9 +24,10 @@ TABLE_FILE = Path(__file__).with_name("installs.json")
 # line, or a traceback whose last frame is a file of CANN's Python packages (the toolkit's
 # python/site-packages, or te/tbe installed into the job's Python); scipy or tornado missing
 # elsewhere is the program's. A folder merely named "ascend" or "tbe" is not CANN's.
-# (CANN's message brackets the exception: "Failed to import Python module [ModuleNotFoundError:
-# ...]"; other programs print the same words with a colon)
-CANN_LINE = re.compile(r"EC0010|Import_Python_Module|Failed to import Python module \[", re.I)
+# (CANN's messages name the module or the exception next: "Failed to import Python module
+# [ModuleNotFoundError: ...]" (EC0010), "... module te.platform. Reason: ..." (E40020); other
+# programs print the same words with a colon)
+CANN_LINE = re.compile(r"EC0010|Import_Python_Module|Failed to import Python module [\[\w]", re.I)
 CANN_FRAME = re.compile(
     r'\nFile "[^"\n]{0,300}?(?:/ascend-toolkit/|/cann(?:-[\w.]{1,20})?/[^"\n]{0,120}?'
     r"/site-packages/|/site-packages/(?:tbe|te|te_fusion)/)"
