@@ -18,6 +18,7 @@ from ampenv.knowledge.failures.ge_status import FAMILY_ENTRY as GE_STATUS
 from ampenv.knowledge.failures.gpu_code import FAILURES as GPU_CODE
 from ampenv.knowledge.failures.hccl import FAILURES as HCCL
 from ampenv.knowledge.failures.hccl_checks import FAILURES as HCCL_CHECKS
+from ampenv.knowledge.failures.host_limits import FAILURES as HOST_LIMITS
 from ampenv.knowledge.failures.inference_tools import FAILURES as INFERENCE_TOOLS
 from ampenv.knowledge.failures.installers import FAILURES as INSTALLERS
 from ampenv.knowledge.failures.installs import families as installs
@@ -35,6 +36,7 @@ from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
 
 NAMED: tuple[Failure, ...] = (
     *ENVIRONMENT,
+    *HOST_LIMITS,
     *TORCH_NPU,
     *GPU_CODE,
     *CANN_PAIRING,

@@ -669,32 +669,4 @@ FAILURES = (
         ),
         hints=("error",),
     ),
-    Failure(
-        id="shared-memory-too-small",
-        mode="container-devices",
-        component="container",
-        # MindIE's check of /dev/shm (MIE04E120407), "Available shared memory size is not enough"
-        patterns=(
-            r"Shared memory available is not enough on the filesystem",
-            r"Available shared memory size is not enough",
-            # PyTorch's DataLoader workers and vLLM's processes pass tensors through /dev/shm
-            r"Error: unable to open shared memory object",
-        ),
-        codes=("MIE04E120407",),
-        # MindIE logs it at ERROR; a WARNING is a check it passed or retried
-        judge=in_error_record,
-        meaning="the container's /dev/shm is too small for the job: MindIE passes requests and "
-        "responses between its processes through shared memory (PyTorch's DataLoader workers "
-        "and vLLM's processes pass tensors so), and Docker gives a container 64 MB unless "
-        "told otherwise",
-        causes=("a container started without --shm-size (Docker's default /dev/shm is 64 MB)",),
-        fix="start the container with a larger /dev/shm: docker run --shm-size=<several GB> "
-        "(Kubernetes: an emptyDir volume with medium: Memory mounted at /dev/shm); `df -h "
-        "/dev/shm` shows its size",
-        confirm="host.resources",
-        sources=(
-            Source("https://www.hiascend.com/forum/thread-02101179372557937167-1-1.html", "report"),
-        ),
-        hints=("err",),
-    ),
 )

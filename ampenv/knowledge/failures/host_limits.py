@@ -1,0 +1,67 @@
+"""What the host's or the container's limits refuse a job: the shared memory its processes
+pass data through, the files and sockets a process may hold open."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.lines import in_error_record
+from ampenv.knowledge.failures.model import Failure, Source
+
+FAILURES = (
+    Failure(
+        id="shared-memory-too-small",
+        mode="container-devices",
+        component="container",
+        # MindIE's check of /dev/shm (MIE04E120407), "Available shared memory size is not enough"
+        patterns=(
+            r"Shared memory available is not enough on the filesystem",
+            r"Available shared memory size is not enough",
+            # PyTorch's DataLoader workers and vLLM's processes pass tensors through /dev/shm
+            r"Error: unable to open shared memory object",
+        ),
+        codes=("MIE04E120407",),
+        # MindIE logs it at ERROR; a WARNING is a check it passed or retried
+        judge=in_error_record,
+        meaning="the container's /dev/shm is too small for the job: MindIE passes requests and "
+        "responses between its processes through shared memory (PyTorch's DataLoader workers "
+        "and vLLM's processes pass tensors so), and Docker gives a container 64 MB unless "
+        "told otherwise",
+        causes=("a container started without --shm-size (Docker's default /dev/shm is 64 MB)",),
+        fix="start the container with a larger /dev/shm: docker run --shm-size=<several GB> "
+        "(Kubernetes: an emptyDir volume with medium: Memory mounted at /dev/shm); `df -h "
+        "/dev/shm` shows its size",
+        confirm="host.resources",
+        sources=(
+            Source("https://www.hiascend.com/forum/thread-02101179372557937167-1-1.html", "report"),
+        ),
+        hints=("err",),
+    ),
+    Failure(
+        id="open-files-limit",
+        mode="container-devices",
+        component="container",
+        # Python's OSError for EMFILE: a process over its open-file limit (RLIMIT_NOFILE); a
+        # multi-NPU job holds sockets, pipes and shared memory for every rank and worker
+        patterns=(r"\[Errno 24\] Too many open files",),
+        codes=(),
+        judge=in_error_record,  # a WARNING or INFO record: a program that retried
+        meaning="a process of the job reached its open-file limit (each rank, worker and "
+        "collective holds sockets, pipes and shared-memory files); a container's default is "
+        "1024",
+        causes=(
+            "a container or a shell started with the default limit (ulimit -n 1024)",
+            "a systemd service or a Kubernetes pod without a raised LimitNOFILE / nofile",
+        ),
+        fix="raise the limit where the job starts: docker run --ulimit nofile=65536:65536, or "
+        "`ulimit -n 65536` in the launching shell (persistent: /etc/security/limits.conf, a "
+        "service's LimitNOFILE=65536); `ulimit -n` in the job's environment shows it",
+        confirm="host.resources",
+        sources=(
+            Source(
+                "alibaba/ROLL docs_roll/docs/User Guides/Hardware Support/ascend_npu_faq.md"
+                "@5a6932a7258ac6f5601f455c8fb107e189a849a7 (ulimit Too Low)",
+                "official",
+            ),
+        ),
+        hints=("err",),
+    ),
+)
