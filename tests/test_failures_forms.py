@@ -103,3 +103,22 @@ def test_a_device_fault_event_is_named_by_its_rule_and_its_level() -> None:
     (hit,) = scan_lines([_event("A8028801", "RestartBusiness")], "events")
     assert hit.id == "device-fault-A8028801" and "run the job again" in hit.failure.fix
     assert scan_lines([_event("A8028801", "Whatever")], "events") == []
+
+
+def test_a_fault_event_s_recovery_names_no_fault() -> None:
+    # the device plugin's event of the fault's end, and a switch event as Fault-Diag's own test
+    # log prints its occurrence (Assertion:0x1) and recovery (Assertion:0x0)
+    recovery = _event("80E18402", "SeparateNPU").replace("Occur", "Recovery")
+    switch = (
+        "[WARN]     2024/01/10 03:30:38.643330 17      deviceswitch/ascend_switch.go:190    "
+        "switch subscribe got fault:deviceswitch.SwitchFaultEvent{EventType:0x4, FaultID:0xf1ff09,"
+        ' AssembledFaultCode:"[0x00f1ff09,155912,npu,na]", PeerPortDevice:0x1, PeerPortId:0x2, '
+        "SwitchChipId:0x0, SwitchPortId:0x0, Severity:0x0, Assertion:0x?, EventSerialNum:0, "
+        'NotifySerialNum:0, AlarmRaisedTime:0, AdditionalParam:"", AdditionalInfo:""}, '
+        "faultCode:[0x00f1ff09,155912,npu,na]"
+    )
+    assert scan_lines([recovery], "events") == []
+    assert scan_lines([switch.replace("?", "0")], "plugin") == []
+    assert [h.id for h in scan_lines([switch.replace("?", "1")], "plugin")] == [
+        "fault-diag-Comp_Switch_L1_06"
+    ]

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from typing import Optional
 
-from ampenv.knowledge.failures.faultdiag import SOURCE, by_id
+from ampenv.knowledge.failures.faultdiag import SOURCE, by_id, recovered
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 FAMILY = "device-fault-code"
@@ -50,7 +50,10 @@ LEVELS = {
 def decode(m: re.Match[str]) -> Optional[Failure]:
     """The fault the event code ``m`` captured names (Fault-Diag's rule), with what its level
     does; a code without a rule, by its level alone; None for neither. Of npu-smi's list of
-    codes, the first that has a rule (npu-smi gives no level)."""
+    codes, the first that has a rule (npu-smi gives no level). An event of the fault's
+    recovery ("assertion:Recovery") names none."""
+    if recovered(m.group(0)):
+        return None
     if "level" not in m.re.groupindex:  # npu-smi's list
         named = (by_id("0x" + code.upper()) for code in m.group("code").split())
         found = next((f for f in named if f is not None), None)

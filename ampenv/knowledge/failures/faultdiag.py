@@ -300,6 +300,17 @@ def rule_failure(rule_id: str) -> Optional[Failure]:
     )
 
 
+# A fault event that states its own end: the device plugin's assertion (Recovery, Occur, Once;
+# 0, 1, 2 as numbers) and Fault-Diag's own reading of it (its device_plugin_parser drops an
+# event at "Assertion: 0" or "Assertion:0x0"). The fault the code names is over there.
+RECOVERED = re.compile(r"\bassertion\s?[:=]\s?(?:recovery\b|(?:0x)?0\b)", re.IGNORECASE)
+
+
+def recovered(line: str) -> bool:
+    """Whether ``line`` reports a fault event's recovery (``RECOVERED``), not its occurrence."""
+    return RECOVERED.search(line) is not None
+
+
 def event_log(rule_id: str) -> bool:
     """Whether the rule reads an event log of the hardware's own (``EVENT_LOGS``): there each
     record is a fault event whatever its level (NodeD's "[INFO] get fault event", the device's

@@ -23,6 +23,7 @@ from ampenv.knowledge.failures.faultdiag import (
     event_log,
     gate,
     names,
+    recovered,
     rule_failure,
 )
 from ampenv.knowledge.failures.faultdiag import read as fault_diag_read
@@ -449,7 +450,10 @@ class Scanner:
         """The most specific rule ``line`` shows whose framework the text names (a MindSpore
         rule in a text that holds "mindspore"), unless a logger marked the line INFO/DEBUG with
         no error mark before the rule's first keyword (as a code is a mention there) and the
-        rule reads no event log of the hardware's (whose records are faults at any level)."""
+        rule reads no event log of the hardware's (whose records are faults at any level). An
+        event's recovery ("assertion:Recovery") is none of its fault."""
+        if recovered(line):
+            return []
         for rule_id, start, end in fault_diag_read(line):
             failure = rule_failure(rule_id)
             if failure is None or not self._names(rule_id):
