@@ -122,3 +122,18 @@ def test_a_fault_event_s_recovery_names_no_fault() -> None:
     assert [h.id for h in scan_lines([switch.replace("?", "1")], "plugin")] == [
         "fault-diag-Comp_Switch_L1_06"
     ]
+
+
+def test_cxx_of_another_torch_npu_or_standard_is_read_in_gcc_s_curly_quotes() -> None:
+    lines = {
+        "op.cpp:12:25: error: \u2018RunOpApiV2\u2019 is not a member of "
+        "\u2018at_npu::native::OpCommand\u2019": "torch-npu-api-of-another-release",
+        "utils.h:40:10: error: \u2018is_convertible_v\u2019 was not declared in this scope": (
+            "cxx-standard-too-old"
+        ),
+        "AssertionError: tp-2d does not support ascend coc": "mindspeed-ascend-coc-refused",
+    }
+    for line, entry in lines.items():
+        assert [h.id for h in scan_lines([line], "build.log")] == [entry], line
+    # std's own members and another library's namespace are no torch_npu release's
+    assert scan_lines(["error: 'foo' is not a member of 'mylib::ns'"], "build.log") == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.accuracy_tools import FAILURES as ACCURACY_TOOLS
 from ampenv.knowledge.failures.acl import FAILURES as ACL
 from ampenv.knowledge.failures.aicore_analysis import FAILURES as AICORE_ANALYSIS
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
@@ -58,6 +59,7 @@ NAMED: tuple[Failure, ...] = (
     *COMPILER,
     *CONVERSION,
     *SOURCE_BUILDS,
+    *ACCURACY_TOOLS,
     *PYTHON_API,  # Python's words, read where no entry above reads the line
 )
 # The families come last: a code an entry owns is that entry's, whatever the wording; a library

@@ -2,7 +2,7 @@
 model or a plugin they cannot serve: their own words for failures the runtime's codes do not
 name (a MindSpore without its Ascend backend, an inference card MindSpore's training mode does
 not run on, a converter config that names another input, an mxVision plugin GStreamer cannot
-find)."""
+find), and the transformer acceleration library (ATB) under MindIE and torch_npu's ATB ops."""
 
 from __future__ import annotations
 
@@ -266,6 +266,42 @@ FAILURES = (
         "the runtime (converter_lite of that package)",
         confirm=None,
         sources=(Source(LITE_FAQ.format("图编译失败, item 1"), "official"),),
+        hints=("fail",),
+    ),
+    Failure(
+        id="atb-input-combination",
+        mode="dtype",
+        component="atb",
+        # ATB's check of an operation's inputs against the dtype and format combinations its
+        # definition lists (operation_base.cpp: ERROR_INVALID_TENSOR_INI_MATCH), which prints
+        # the actual inputs and the supported combinations after it
+        patterns=(r"CheckIniMatch Failed!",),
+        codes=(),
+        meaning="an ATB operation (the transformer acceleration library under MindIE, "
+        "torch_npu's atb ops and vLLM-Ascend's) got inputs whose dtypes or formats are no "
+        "combination it supports: the log lists the actual inputs and the supported "
+        "combinations after this line",
+        causes=(
+            "an input of another dtype than the operation takes (ATB tells int64 from int32: "
+            "a torch.long index where int32 is required; float32 where float16 or bfloat16 is)",
+            "an input in another format (NZ against ND) than the operation takes",
+        ),
+        fix="compare the Actual Inputs the line lists with its Supported Combs and cast the "
+        "input that differs before the call (index.to(torch.int32), x.to(torch.float16)); "
+        "ASDOPS_LOG_LEVEL=INFO ASDOPS_LOG_TO_STDOUT=1 prints the operation's checks",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/ascend-transformer-boost src/atb/operation/operation_base.cpp"
+                "@ddcc8b6225b8b7d4703c69c319244bdea0f0c9a1 (CheckIniMatch)",
+                "official",
+            ),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
+                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 11)",
+                "report",
+            ),
+        ),
         hints=("fail",),
     ),
 )

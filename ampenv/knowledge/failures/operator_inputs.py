@@ -434,19 +434,28 @@ FAILURES = (
         id="npu-op-not-implemented",
         mode="core-exception",
         component="torch_npu",
-        # PyTorch's dispatcher under torch_npu's old releases (the NPU's own dispatch key), which
-        # raised where today's run the operator on the CPU with a warning ("\s": its key is
-        # its longest piece of fixed text, "Could not run", read in the pass for "not ")
+        # PyTorch's dispatcher finding no kernel under the NPU's dispatch key: NPUTensorId in
+        # torch_npu's old releases, PrivateUse1 since ("\s": its key is its longest piece of
+        # fixed text, "Could not run", read in the pass for "not ")
         patterns=(
-            r"Could not run 'aten::[\w.]{1,80}' with\sarguments\sfrom\sthe\s'NPUTensorId'\sbackend",
+            r"Could not run 'aten::[\w.]{1,80}' with\sarguments\sfrom\sthe\s"
+            r"'(?:NPUTensorId|PrivateUse1)'\sbackend",
         ),
         codes=(),
-        meaning="torch_npu has no NPU kernel for this operator, and its release raises for it "
-        "(today's releases run such an operator on the CPU with a warning)",
-        causes=("an operator the NPU does not support in this torch_npu release",),
+        meaning="no NPU kernel is registered for this operator under the NPU's dispatch key "
+        "(PrivateUse1; NPUTensorId in old releases): torch_npu does not implement it in this "
+        "release, or a custom build or extension registered it for another key",
+        causes=(
+            "an operator the NPU does not support in this torch_npu release (old releases "
+            "raised for it; today's run most such operators on the CPU with a warning)",
+            "a source build of torch_npu or an extension whose registration "
+            "(TORCH_LIBRARY_IMPL, the op-plugin yaml) lacks the operator or names another key",
+        ),
         fix="replace the operator with one the NPU supports (the supported-operator list of "
         "this torch_npu release), or run that call on the CPU yourself: its inputs .cpu(), its "
-        "result .npu(); newer torch_npu releases support more operators",
+        "result .npu(); newer torch_npu releases support more operators; your own build or "
+        "extension: register the operator for PrivateUse1 (TORCH_LIBRARY_IMPL(aten, "
+        "PrivateUse1, m))",
         confirm=None,
         sources=(
             Source(
@@ -454,6 +463,11 @@ FAILURES = (
                 "PyTorch训练调优&工具使用指南.md"
                 "@45b14f68e5bd (FAQ: aten::trunc.out from the 'NPUTensorId' backend)",
                 "official",
+            ),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/evals/evals.json"
+                "@bc95b42981432592030f7e2f2d137cb7250d6060 (eval 1, 'PrivateUse1')",
+                "report",
             ),
         ),
         hints=("error",),

@@ -295,6 +295,64 @@ FAILURES: tuple[Failure, ...] = (
         judge=unhandled,
     ),
     Failure(
+        id="torch-zero-dim-index",
+        mode="torch-pairing",
+        component="torch",
+        # PyTorch 0.4 made a loss a 0-dim tensor: code of before indexes it (loss.data[0])
+        patterns=(r"IndexError: invalid index of a 0-dim tensor",),
+        codes=(),
+        meaning="code written for PyTorch before 0.4 indexes a 0-dim tensor (a loss or a "
+        "metric: loss.data[0]), which PyTorch 0.4 and newer refuse",
+        causes=("a training script of PyTorch 0.3's time, run or migrated as it was",),
+        fix="read the number with .item(): loss.data[0] becomes loss.item() (in C++: "
+        "tensor.item<T>())",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mstt msfmktransplt/README.md@99c2e0f990a17d328f487062acc9c490f7f6ff26 "
+                "(FAQ, table 8 row 3; read from the mirror xiaobingling93-pixel/Ascend-mstt)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="mindspeed-ascend-coc-refused",
+        mode="torch-pairing",
+        component="mindspeed",
+        # MindSpeed's and MindSpeed-LLM's argument checks: Ascend CoC (computation and
+        # communication overlap) runs with the local transformer only
+        patterns=(r"(?:transformer engine|tp-2d) does not support ascend coc\b",),
+        codes=(),
+        meaning="MindSpeed refused its arguments: --use-ascend-coc (overlapping computation "
+        "and communication) is on with a transformer implementation or a tensor-parallel mode "
+        "it does not run with (Transformer Engine's layers, 2-D tensor parallelism)",
+        causes=(
+            "a MindSpeed-LLM release whose default --transformer-impl is transformer_engine "
+            "(master dropped the local default), with a launch script written for one that "
+            "defaulted to local",
+            "--use-ascend-coc beside --tp-2d",
+        ),
+        fix="add --transformer-impl local to the launch script (Transformer Engine's case), or "
+        "drop --use-ascend-coc (or --tp-2d)",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/MindSpeed-LLM mindspeed_llm/features_manager/megatron_basic/"
+                "transformer_engine_basic.py@c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 "
+                "(validate_args)",
+                "official",
+            ),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills skills/mindspore-ops-debugger/scripts/"
+                "gitcode_cases.json@689c1efd17c38a586ede6d89a55de6048bb3ea21 (MindSpore issue "
+                "42183: --transformer-impl local)",
+                "maintainer",
+            ),
+        ),
+        hints=("not support",),
+    ),
+    Failure(
         id="shared-library-not-found",
         mode="cann-env",
         component="loader",
@@ -356,7 +414,7 @@ FAILURES: tuple[Failure, ...] = (
         fix="install the package that provides it into the Python that ran the job: `python -m "
         "pip install <package>` with that interpreter (`python -c 'import sys; "
         "print(sys.executable)'`); the package's name may differ from the module's (yaml: "
-        "PyYAML, cv2: opencv-python-headless, sklearn: scikit-learn); a module of the project "
+        "PyYAML, cv2: opencv-python-headless, sklearn: scikit-learn, PIL: Pillow); a module of the project "
         "itself: install or build the project (`pip install -e .`) or put its folder on "
         "PYTHONPATH; a CUDA-only extension: the project's pure-PyTorch or NPU variant; in pip's "
         "build of a package (Getting requirements to build wheel) it is the build's isolated "

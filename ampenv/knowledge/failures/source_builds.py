@@ -1,8 +1,9 @@
 """Building the stack from source: torch_npu's build script (a script with Windows line endings,
 wherever it runs), a libtorch program linked against torch's own libraries, Triton-Ascend's
 compiler, kernel and operator projects against CANN's CMake packages, headers and libraries,
-and a binary built with a newer C++ runtime than this host has. The tools' own words (bash,
-CMake, the compiler, ld, the loader), read only in the forms these builds' guides show."""
+a binary built with a newer C++ runtime than this host has, and C++ built against torch_npu's
+headers and library of another release, or of none. The tools' own words (bash, CMake, the
+compiler, ld, the loader), read only in the forms these builds' guides show."""
 
 from __future__ import annotations
 
@@ -373,5 +374,102 @@ FAILURES = (
             ),
         ),
         hints=("cannot",),
+    ),
+    Failure(
+        id="torch-npu-api-of-another-release",
+        mode="torch-pairing",
+        component="torch_npu build",
+        # GCC on C++ written against torch_npu's headers of another release: a member its
+        # classes lack (OpCommand::RunOpApiV2, which torch_npu added for newer op-plugins)
+        patterns=(r"[\w'`\u2018\u2019]{1,80} is not a member of [`'\u2018]?(?:at_npu|c10_npu)::",),
+        codes=(),
+        meaning="C++ code written for another torch_npu release compiled against this one's "
+        "headers: op-plugin (or an extension) calls a torch_npu class member this release does "
+        "not have, or no longer has",
+        causes=(
+            "a torch_npu source build whose third_party/op-plugin is of another commit than the "
+            "one the checkout pins (a newer op-plugin against an older torch_npu)",
+            "an extension's branch for another torch_npu release",
+        ),
+        fix="align them: in the torch_npu checkout `git submodule update --init --recursive` "
+        "(op-plugin at the commit the tree pins), or check out the op-plugin or extension "
+        "branch of this torch_npu release (or upgrade torch_npu to the one they are for); then "
+        "build from a clean build folder",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/csrc/framework/OpCommand.h"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (RunOpApiV2)",
+                "official",
+            ),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
+                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
+                "report",
+            ),
+        ),
+        hints=("error",),  # (GCC's "error:"; pasted bare, its key "is not a member of")
+    ),
+    Failure(
+        id="torch-npu-library-not-linked",
+        mode="torch-pairing",
+        component="ld",
+        patterns=(r"cannot find -ltorch_npu\b",),
+        codes=(),
+        meaning="the linker found no libtorch_npu.so: the link of an extension or a C++ program "
+        "does not search torch_npu's library folder, or torch_npu's own build did not produce "
+        "the library",
+        causes=(
+            "the build's library folders without <site-packages>/torch_npu/lib (torch's lib "
+            "folder alone)",
+            "a torch_npu source build that failed before it linked the library (its earlier "
+            "errors), or an install that was not done",
+        ),
+        fix="add torch_npu's lib folder to the link: `python -c \"import os, torch_npu; "
+        "print(os.path.dirname(torch_npu.__file__) + '/lib')\"` as -L (CMake: "
+        "link_directories; setuptools: library_dirs), as op-plugin's cpp_extension example "
+        "does; a source build: look for the first error above and for libtorch_npu.so in its "
+        "build folder",
+        confirm="python.stack",
+        sources=(
+            Source(
+                "Ascend/op-plugin examples/cpp_extension/setup.py"
+                "@517f2e7d0f202f38b76310706cb977ca2388ad21 (torch_npu_lib)",
+                "official",
+            ),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
+                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
+                "report",
+            ),
+        ),
+        hints=("cannot",),
+    ),
+    Failure(
+        id="cxx-standard-too-old",
+        mode="compile-cache",
+        component="gcc",
+        # a C++17 type trait's variable template (std::is_convertible_v, is_same_v, ...)
+        patterns=(r"\bis_\w{1,40}_v[`'\u2019]? was not declared in this scope",),
+        codes=(),
+        meaning="C++17 code compiled as C++14 or older: the type traits' _v variable templates "
+        "(std::is_convertible_v, is_same_v) exist from C++17 on",
+        causes=(
+            "the build's C++ standard lowered (CMAKE_CXX_STANDARD 14, -std=c++14) where "
+            "torch_npu and op-plugin need C++17",
+            "a GCC older than 7, which does not know them",
+        ),
+        fix="build as C++17: set(CMAKE_CXX_STANDARD 17) (or -std=c++17) where the project sets "
+        "its standard, with GCC 7 or newer (torch_npu: 8 or newer)",
+        confirm=None,
+        sources=(
+            Source("https://en.cppreference.com/w/cpp/types/is_convertible", "official"),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
+                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
+                "report",
+            ),
+        ),
+        hints=("error",),  # (pasted bare: its key "was not declared in this scope")
     ),
 )

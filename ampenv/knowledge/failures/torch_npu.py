@@ -612,8 +612,9 @@ FAILURES = (
         id="python-built-incomplete",
         mode="cann-env",
         component="python",
-        # its modules are the python-module family's (installs.json: python-build)
-        patterns=(),
+        # its modules are the python-module family's (installs.json: python-build); pandas's
+        # words for a Python without _lzma
+        patterns=(r"Could not import the lzma module",),
         codes=(),
         meaning="this Python lacks a C module of its own standard library (_ctypes, _ssl, "
         "_bz2, _lzma, _sqlite3, zlib): it was built from source before the library's headers "
@@ -643,7 +644,44 @@ FAILURES = (
                 "official",
             ),
             Source("index id 181683507 (CentOS 7: _ctypes without libffi-devel)", "report"),
+            Source(
+                "hicann/tensorflow tf_adapter/README.md@82957b92d1ade2f48ca51dda811f0baec23b04c7 "
+                "(FAQ 2: Could not import the lzma module)",
+                "official",
+            ),
         ),
         hints=("no module named",),
+    ),
+    Failure(
+        id="fused-optimizer-set-to-none",
+        mode="torch-pairing",
+        component="torch_npu",
+        # torch_npu's NpuFused* optimizers keep every gradient in one combined buffer: their
+        # zero_grad raises for set_to_none=True (their own default is False)
+        patterns=(r"set_to_none is not supported(?: in fused optimizers)?",),
+        codes=(),
+        meaning="a torch_npu fused optimizer (NpuFusedAdamW, NpuFusedSGD, ...) was asked to "
+        "drop its gradients (zero_grad(set_to_none=True)): it keeps them in one combined "
+        "buffer and can only zero them",
+        causes=(
+            "a training loop or a trainer that calls zero_grad(set_to_none=True), as code "
+            "written for torch's optimizers (whose default it is since torch 2.0) does",
+        ),
+        fix="call optimizer.zero_grad(set_to_none=False) (a trainer: its option for it), or use "
+        "the torch optimizer (torch.optim.AdamW(..., foreach=True)) instead of the NpuFused one",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/pytorch torch_npu/optim/npu_fused_optim_base.py"
+                "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (zero_grad)",
+                "official",
+            ),
+            Source(
+                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
+                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 12)",
+                "report",
+            ),
+        ),
+        hints=("not support",),
     ),
 )
