@@ -10,7 +10,13 @@ from ampenv.knowledge.failures.model import Failure, Source
 # miss ("[PTA]:dlsym aclnnX from libopapi_math.so failed, error:...: undefined symbol: aclnnX.")
 # before it finds it in another; only finding it nowhere is a failure, said in words of its own
 # ("aclnnX or aclnnXGetWorkspaceSize not in libopapi.so"). Ascend/op-plugin op_api_common.h.
-_LOOKUP_MISS = re.compile(r"\bdlsym \w{1,200} from \S{1,300} failed", re.IGNORECASE)
+# MindSpore looks up the functions of newer CANN releases so too, and warns of each one the
+# installed CANN lacks ("DlsymAscend] Dynamically load symbol aclrtEventGetTimestamp failed,
+# result = ...: undefined symbol: ..."; dlopen_macro.h) in runs that go on to work.
+_LOOKUP_MISS = re.compile(
+    r"\bdlsym \w{1,200} from \S{1,300} failed|\bDynamically load symbol \w{1,200} failed",
+    re.IGNORECASE,
+)
 
 
 _LOAD_FAILED = re.compile(r"\bFailed to load dynamic library\b", re.IGNORECASE)

@@ -1,10 +1,11 @@
 """What DVPP, the NPU's media engine (video decode VDEC, JPEG decode JPEGD, resize VPC),
-refuses or cannot finish: streams and images beyond what it decodes, a picture description
-left stale, a decode task past its timeout. The fix is in the input or the calling code."""
+refuses or cannot finish: streams and images beyond what it decodes or crops, a JPEG cut short,
+a picture description left stale, a decode task past its timeout. The fix is in the input or
+the calling code."""
 
 from __future__ import annotations
 
-from ampenv.knowledge.failures.model import Failure, hicann_page
+from ampenv.knowledge.failures.model import Failure, Source, hicann_page
 
 FAILURES = (
     Failure(
@@ -78,5 +79,58 @@ FAILURES = (
         confirm=None,
         sources=(hicann_page("jpegd_decode_timeout_exit.md"),),
         hints=("timeout",),
+    ),
+    Failure(
+        id="jpegd-stream-truncated",
+        mode="core-exception",
+        component="DVPP",
+        # JPEGD's check of the image's end marker (FF D9)
+        patterns=(r"EOI segment of the stream is invalid",),
+        codes=(),
+        meaning="DVPP's JPEG decoder found no valid end-of-image marker (EOI, FF D9): the JPEG "
+        "data it was given is incomplete",
+        causes=(
+            "a truncated or damaged image file",
+            "the data cut or corrupted on its way to the decoder (a read of fewer bytes than "
+            "the file, a buffer reused before the decode)",
+        ),
+        fix="check the image (its last two bytes are FF D9 in a whole JPEG); if the file is "
+        "whole, write the bytes handed to the decoder to a file (fwrite before the JPEGD call) "
+        "and compare them with the original to find where they are lost",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/samples growthpath/junior-level/6_sample_debugging/README_CN.md"
+                "@fc2aea93e48be8f8cee51d0c6c1b13a08155f83a (JPEG decode failed)",
+                "official",
+            ),
+        ),
+        hints=("is invalid",),
+    ),
+    Failure(
+        id="dvpp-crop-size-out-of-range",
+        mode="core-exception",
+        component="DVPP",
+        # the MindX SDK's crop through DVPP (VPC), which takes 32 to 4096 pixels a side
+        patterns=(r"The crop (?:width|height) of image No\.\[\d{1,6}\] is out of range",),
+        codes=(),
+        meaning="a crop handed to DVPP's resize (VPC) is smaller or larger than it takes (32 to "
+        "4096 pixels a side): most often a detector's box far too small for it",
+        causes=(
+            "a detection stage passing tiny boxes on to the crop (a low objectness threshold, "
+            "no minimum area)",
+        ),
+        fix="drop such boxes before the crop: raise the minimum area of the object selector "
+        "(the pipeline's mxpi_objectselector MinArea) or the detector's threshold "
+        "(OBJECTNESS_THRESH in its config); a crop of your own: pad or resize it into 32-4096",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/ascend_community_projects Video-ReID/README.md"
+                "@de140a4ccbc3a46514c17f7357b31248790c4c29 (Q&A 8.1)",
+                "official",
+            ),
+        ),
+        hints=("out of range",),
     ),
 )

@@ -317,6 +317,40 @@ FAILURES: tuple[Failure, ...] = (
         hints=("error",),
     ),
     Failure(
+        id="mmcv-ops-missing",
+        mode="torch-pairing",
+        component="mmcv",
+        # mmcv's compiled operators: the lite package lacks them, and two packages clash
+        patterns=(r"No module named '?mmcv\._ext\b",),
+        codes=(),
+        meaning="mmcv's compiled operators (mmcv._ext) are not in the mmcv that was imported: "
+        "the lite package (mmcv before 2.0, mmcv-lite since) is installed, both packages are "
+        "and the lite one won, or mmcv was built without its operators",
+        causes=(
+            "mmcv and mmcv-full (or mmcv-lite and mmcv) installed side by side, or another "
+            "mmcv first on PYTHONPATH",
+            "a source build without MMCV_WITH_OPS=1 (on an NPU: without FORCE_NPU=1)",
+        ),
+        fix="keep one mmcv: `pip list | grep mmcv`, uninstall them all, install the full one "
+        "for this torch (an NPU: from source, MMCV_WITH_OPS=1 FORCE_NPU=1 python setup.py "
+        "install); `python -c 'import mmcv, mmcv._ext; print(mmcv.__file__)'` checks it",
+        confirm=None,
+        sources=(
+            Source(
+                "https://github.com/open-mmlab/mmcv/blob/v1.5.0/docs/en/get_started/"
+                "installation.md (do not install both versions)",
+                "official",
+            ),
+            Source(
+                "Ascend/modelzoo built-in/PyTorch/Official/cv/image_object_detection/"
+                "YoloV3_ID1790_for_PyTorch/README.md@2dd5843f9d92b5578a4a86def146872b6780ba5a "
+                "(No module named 'mmcv._ext')",
+                "official",
+            ),
+        ),
+        hints=("no module named",),
+    ),
+    Failure(
         id="mindspeed-ascend-coc-refused",
         mode="torch-pairing",
         component="mindspeed",
@@ -414,11 +448,11 @@ FAILURES: tuple[Failure, ...] = (
         fix="install the package that provides it into the Python that ran the job: `python -m "
         "pip install <package>` with that interpreter (`python -c 'import sys; "
         "print(sys.executable)'`); the package's name may differ from the module's (yaml: "
-        "PyYAML, cv2: opencv-python-headless, sklearn: scikit-learn, PIL: Pillow); a module of the project "
-        "itself: install or build the project (`pip install -e .`) or put its folder on "
-        "PYTHONPATH; a CUDA-only extension: the project's pure-PyTorch or NPU variant; in pip's "
-        "build of a package (Getting requirements to build wheel) it is the build's isolated "
-        "environment that lacks it (torch): pip install --no-build-isolation",
+        "PyYAML, cv2: opencv-python-headless, sklearn: scikit-learn, PIL: Pillow); a module of "
+        "the project itself: install or build the project (`pip install -e .`) or put its "
+        "folder on PYTHONPATH; a CUDA-only extension: the project's pure-PyTorch or NPU "
+        "variant; in pip's build of a package (Getting requirements to build wheel) it is the "
+        "build's isolated environment that lacks it (torch): pip install --no-build-isolation",
         confirm=None,
         sources=(
             Source("https://docs.python.org/3/library/exceptions.html", "official"),

@@ -472,4 +472,32 @@ FAILURES = (
         ),
         hints=("error",),  # (pasted bare: its key "was not declared in this scope")
     ),
+    Failure(
+        id="opencv4-headers-not-found",
+        mode="cann-env",
+        component="gcc",
+        # OpenCV 4 installs its headers one folder deeper (include/opencv4/opencv2)
+        patterns=(r"fatal error: opencv2/opencv\.hpp: No such file or directory",),
+        codes=(),
+        meaning="a build found no OpenCV headers where it looks: OpenCV 4 puts them under "
+        "include/opencv4/opencv2, not include/opencv2, or OpenCV's development files are not "
+        "installed",
+        causes=(
+            "OpenCV 4 installed, and the build's include path written for OpenCV 3",
+            "OpenCV's development package not installed (libopencv-dev, opencv-devel)",
+        ),
+        fix="add OpenCV 4's folder to the include path (`pkg-config --cflags opencv4`; CMake: "
+        "find_package(OpenCV) and ${OpenCV_INCLUDE_DIRS}), or link it where the build looks: "
+        "ln -s /usr/include/opencv4/opencv2 /usr/include/opencv2 (as Ascend's samples do); "
+        "none there: install libopencv-dev",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/samples cplusplus/level2_simple_inference/6_other/colorization/"
+                "README_CN.md@fc2aea93e48be8f8cee51d0c6c1b13a08155f83a (deployment, opencv4)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
 )
