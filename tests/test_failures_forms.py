@@ -117,11 +117,19 @@ def test_a_fault_event_s_recovery_names_no_fault() -> None:
         'NotifySerialNum:0, AlarmRaisedTime:0, AdditionalParam:"", AdditionalInfo:""}, '
         "faultCode:[0x00f1ff09,155912,npu,na]"
     )
-    assert scan_lines([recovery], "events") == []
-    assert scan_lines([switch.replace("?", "0")], "plugin") == []
-    assert [h.id for h in scan_lines([switch.replace("?", "1")], "plugin")] == [
+    occurred, over = switch.replace("?", "1"), switch.replace("?", "0")
+    assert scan_lines([recovery], "events") == [] and scan_lines([over], "plugin") == []
+    assert [h.id for h in scan_lines([occurred], "plugin")] == ["fault-diag-Comp_Switch_L1_06"]
+    # a recovery ends the fault read before it (Fault-Diag drops the event so), not after it
+    assert scan_lines([occurred, "ok", over], "plugin") == []
+    assert [h.id for h in scan_lines([over, occurred], "plugin")] == [
         "fault-diag-Comp_Switch_L1_06"
     ]
+    (hit,) = scan_lines([occurred, over, occurred], "plugin")
+    assert hit.count == 1 and hit.first == hit.last == "plugin:3"
+    occur = _event("80E18402", "SeparateNPU")
+    assert scan_lines([occur, recovery], "events") == []
+    assert [h.id for h in scan_lines([recovery, occur], "events")] == ["fault-diag-0x80E18402"]
 
 
 def test_cxx_of_another_torch_npu_or_standard_is_read_in_gcc_s_curly_quotes() -> None:
@@ -137,3 +145,11 @@ def test_cxx_of_another_torch_npu_or_standard_is_read_in_gcc_s_curly_quotes() ->
         assert [h.id for h in scan_lines([line], "build.log")] == [entry], line
     # std's own members and another library's namespace are no torch_npu release's
     assert scan_lines(["error: 'foo' is not a member of 'mylib::ns'"], "build.log") == []
+
+
+def test_no_kernel_to_make_a_tensor_on_privateuse1_is_no_operator_gap_of_torch_npu() -> None:
+    line = "NotImplementedError: Could not run '{}' with arguments from the 'PrivateUse1' backend."
+    for op in ("aten::empty.memory_format", "aten::empty_strided"):
+        assert scan_lines([line.format(op)], "t") == [], op
+    for op in ("aten::_fft_r2c", "torchvision::nms", "aten::empty_like"):
+        assert [h.id for h in scan_lines([line.format(op)], "t")] == ["npu-op-not-implemented"]

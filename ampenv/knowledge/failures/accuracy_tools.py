@@ -17,14 +17,14 @@ FAILURES = (
         # raised through the training loop once the steps to dump are done, or the overflows
         # to catch were caught; msprobe logs the latter at INFO today
         patterns=(
-            r"Exception: (?:ptdbg|atat|Model pretest): exit after iteration",
+            r"Exception: (?:ptdbg|atat|msprobe|Model pretest): exit after iteration",
             r"ValueError: \[overflow \w{1,12} times\]: dump file is saved in",
         ),
         codes=(),
-        meaning="not a failure: the accuracy tool wrapping the training (ptdbg_ascend, atat, "
-        "the API accuracy checker's pretest dump) stopped it on purpose, by raising through "
-        "the training loop, once it had dumped the steps it was set to (or caught the "
-        "overflows it was set to)",
+        meaning="not a failure: the accuracy tool wrapping the training (msprobe, before it "
+        "ptdbg_ascend and atat, the API accuracy checker's pretest dump) stopped it on "
+        "purpose, by raising through the training loop, once it had dumped the steps it was "
+        "set to (or caught the overflows it was set to)",
         causes=(
             "the dump configured for the steps that ran (set_dump_switch / step list, the "
             "pretest's target_iter; 2nd iteration by default) is complete",

@@ -570,7 +570,9 @@ FAILURES = (
         id="tsd-open-failed",
         mode="container-devices",
         component="runtime",
-        patterns=(r"\bTsdOpen failed\b",),
+        # (memfabric's words name the device and the ranks between: "TsdOpen for (deviceId=1,
+        # rankCount=2) failed: 31")
+        patterns=(r"\bTsdOpen (?:for \([^)\n]{0,80}\) )?failed\b",),
         codes=(),
         meaning="opening the device, the runtime could not start this process's AI CPU side "
         "on it (the device's TSD daemon): the device did not open (507033 and E39005 follow "
@@ -594,6 +596,11 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/hw-native-sys/PTOAS/pull/765 (E39005, 507033)", "report"),
+            Source(
+                "Ascend/memfabric_hybrid doc/faq/bm_create_fail.md"
+                "@fdc498072dc4cab30663bb5339df6c8d2075c795 (the NPU in use by another process)",
+                "official",
+            ),
         ),
         hints=("fail",),
         rank=CLASS,

@@ -48,17 +48,23 @@ LEVELS = {
 
 
 def decode(m: re.Match[str]) -> Optional[Failure]:
-    """The fault the event code ``m`` captured names (Fault-Diag's rule), with what its level
-    does; a code without a rule, by its level alone; None for neither. Of npu-smi's list of
-    codes, the first that has a rule (npu-smi gives no level). An event of the fault's
-    recovery ("assertion:Recovery") names none."""
-    if recovered(m.group(0)):
-        return None
+    """The fault the event code ``m`` captured names (``_event``); of npu-smi's list of codes,
+    the first that has a rule (npu-smi gives no level). An event of the fault's recovery
+    ("assertion:Recovery") ends the fault's finding read before it."""
     if "level" not in m.re.groupindex:  # npu-smi's list
         named = (by_id("0x" + code.upper()) for code in m.group("code").split())
         found = next((f for f in named if f is not None), None)
         return None if found is None else replace(found, family=FAMILY)
     code, level = m.group("code").upper(), LEVELS.get(m.group("level") or "")
+    failure = _event(code, m.group("level"), level)
+    if failure is not None and recovered(m.group(0)):
+        return replace(failure, ends=True)
+    return failure
+
+
+def _event(code: str, level_name: Optional[str], level: Optional[str]) -> Optional[Failure]:
+    """The fault of the device plugin's event: Fault-Diag's rule for the code, with what the
+    plugin's level does; a code without a rule, by its level alone; None for neither."""
     found = by_id("0x" + code)
     if found is not None:
         fix = f"{found.fix.rstrip('.')}; the device plugin's level: {level}" if level else found.fix
@@ -72,7 +78,7 @@ def decode(m: re.Match[str]) -> Optional[Failure]:
         patterns=(),
         codes=(code,),
         meaning=f"the NPU reported fault {code}, which the device plugin handles at level "
-        f"{m.group('level')}: {level}",
+        f"{level_name}: {level}",
         causes=("the chip's fault the code names (the NPU's health management fault codes)",),
         fix=f"{level}; `npu-smi info -t health -i <cardID>` on the node shows the chip's state "
         "and the fault's own words",

@@ -615,7 +615,7 @@ FAILURES = (
         id="static-tls-exhausted",
         mode="cann-env",
         component="loader",
-        patterns=(r"\.so[\w.]{0,20}: cannot allocate memory in static TLS block",),
+        patterns=(r"\.so[\w.]{0,20}: ?cannot allocate memory in static TLS block",),
         codes=(),
         meaning="a library loaded after start-up (libgomp from scikit-learn, torch or a conda "
         "env, most often on aarch64 Ascend hosts) needs static thread-local storage the process "

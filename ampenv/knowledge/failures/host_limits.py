@@ -1,5 +1,6 @@
 """What the host's or the container's limits refuse a job: the shared memory its processes
-pass data through, the files and sockets a process may hold open."""
+pass data through, the files and sockets a process may hold open, the entropy its keys are
+made of."""
 
 from __future__ import annotations
 
@@ -63,5 +64,30 @@ FAILURES = (
             ),
         ),
         hints=("err",),
+    ),
+    Failure(
+        id="host-entropy-low",
+        mode="container-devices",
+        component="host",
+        # MindIE's service generating its certificates and keys from the kernel's entropy pool
+        patterns=(r"failed to read random number from system",),
+        codes=(),
+        meaning="the host's entropy pool ran too low for the service to make its keys: MindIE's "
+        "PD-separated deployment generates certificates when its Server pod starts, and a "
+        "compute node without a hardware random source starves it",
+        causes=("a compute node (or VM) with little entropy and no entropy daemon",),
+        fix="install and start haveged on the compute nodes (yum install haveged or apt install "
+        "haveged; systemctl enable --now haveged) to keep the pool near 4096; `cat "
+        "/proc/sys/kernel/random/entropy_avail` shows it",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/MindIE-Motor docs/zh/user_guide/service_deployment/"
+                "pd_separation_service_deployment.md@5dfb024e45feec2e947f12d0af72b79b24edff53 "
+                "(certificates: haveged)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
     ),
 )

@@ -304,4 +304,38 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="atb-mla-head-count",
+        mode="core-exception",
+        component="atb",
+        # ATB's multi-latent attention (DeepSeek's MLA) checks the heads it gets on one device
+        patterns=(r"\[error\][^\n]{0,120}?headNum should be \{8,16,32,64,128\}",),
+        codes=(),
+        meaning="ATB's multi-latent attention (DeepSeek-V2/V3's MLA) got a number of heads per "
+        "device it does not run (8, 16, 32, 64 or 128): the parallel layout split the model's "
+        "heads too finely (DeepSeek-V3's 128 heads over 32 devices of tensor parallelism are 4 "
+        "each), and the service answers with garbage",
+        causes=(
+            "tensor parallelism over more devices than the heads allow (a multi-node "
+            "deployment whose tp was left to default to all devices)",
+        ),
+        fix="set the parallel layout in the service's config.json explicitly (MindIE: "
+        "ModelDeployConfig's dp, tp, moe_tp, moe_ep) so that the model's heads divided by tp "
+        "are 8 to 128 (DeepSeek-V3's 128 heads: tp 16 or less, dp over the other devices)",
+        confirm=None,
+        sources=(
+            Source(
+                "hicann/ascend-transformer-boost src/ops/ops_infer/multi_latent_attention/"
+                "multi_latent_attention_operation.cpp@ddcc8b6225b8b7d4703c69c319244bdea0f0c9a1 "
+                "(ParamCheck)",
+                "official",
+            ),
+            Source(
+                "github.com/itove/ascend mdbook/src/issue-1.md"
+                "@78ca59931c3fb82bf7276a0b7928f9c281c5aa42 (the parallel layout set by hand)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
 )

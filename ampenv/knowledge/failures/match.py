@@ -13,7 +13,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any, Optional
 
@@ -137,7 +137,7 @@ class Scanner:
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
-    _decoded: dict[tuple[str, str], Failure] = field(default_factory=dict)
+    _decoded: dict[tuple[str, str, bool], Failure] = field(default_factory=dict)
     # short lines read (with the frame above where it is read) in a text, and what they gave:
     # a flood of one line is read once per text (what a line gives may depend on its text: the
     # frameworks it names, the versions it shows)
@@ -345,7 +345,7 @@ class Scanner:
         on_rows = {f.id for row in rows for f, *_ in self._matches(row, hints, data, end)}
         said: set[str] = set()
         for failure, match, excerpt, key in self._matches(joined, hints, data, end):
-            if failure.id in on_rows | said or any(key in row for row in shown):
+            if failure.ends or failure.id in on_rows | said or any(key in row for row in shown):
                 continue
             said.add(failure.id)
             self._record(failure, match, excerpt, name, number)
@@ -389,6 +389,10 @@ class Scanner:
             # a family finding without a code adds nothing to a part a finding explains
             here: set[str] = set()
             for failure, match, excerpt, _ in matches:
+                if failure.ends:  # a recovery: the fault read before it is over
+                    self._found.pop(failure.id, None)
+                    said.discard(failure.id)
+                    continue
                 if failure.family and (here.issuperset(failure.codes) if failure.codes else here):
                     continue
                 here.add(failure.id)
@@ -451,14 +455,14 @@ class Scanner:
         rule in a text that holds "mindspore"), unless a logger marked the line INFO/DEBUG with
         no error mark before the rule's first keyword (as a code is a mention there) and the
         rule reads no event log of the hardware's (whose records are faults at any level). An
-        event's recovery ("assertion:Recovery") is none of its fault."""
-        if recovered(line):
-            return []
+        event's recovery ("assertion:Recovery") ends the rule's finding read before it."""
         for rule_id, start, end in fault_diag_read(line):
             failure = rule_failure(rule_id)
             if failure is None or not self._names(rule_id):
                 continue
-            if self.heed_levels and not event_log(rule_id) and quiet(line, start):
+            if recovered(line):
+                failure = replace(failure, ends=True)
+            elif self.heed_levels and not event_log(rule_id) and quiet(line, start):
                 return []
             said = line[start:end]
             return [(failure, said[:EXCERPT], trim(line, start, end), said)]
@@ -576,8 +580,9 @@ class Scanner:
         # an error mark before the code counts, the family's own context included
         if self.heed_levels and quiet(line, m.start("code"), before):
             return None
-        key = (failure.id, m.group("code"))
-        # a code's first line gives its meaning, unless the frame above decides it
+        # a code's first line gives its meaning, unless the frame above decides it; an event's
+        # recovery is decoded apart from its occurrence (it ends the finding)
+        key = (failure.id, m.group("code"), recovered(m.group(0)))
         decoded = None if failure.frame else self._decoded.get(key)
         if decoded is None:
             decoded = failure.decode(m)

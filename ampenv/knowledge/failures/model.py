@@ -238,6 +238,9 @@ class Failure:
     # has no attribute" for torch_npu, triton or numpy): it reads a line only where no other
     # entry, nor a Fault-Diag rule, reads it.
     fallback: bool = False
+    # A fault event's recovery (a decoded line's, never a catalogue entry's): it ends the finding
+    # of its id read before it in the text, as Fault-Diag drops an event that recovered.
+    ends: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

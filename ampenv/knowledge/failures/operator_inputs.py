@@ -436,10 +436,11 @@ FAILURES = (
         component="torch_npu",
         # PyTorch's dispatcher finding no kernel under the NPU's dispatch key: NPUTensorId in
         # torch_npu's old releases, PrivateUse1 since ("\s": its key is its longest piece of
-        # fixed text, "Could not run", read in the pass for "not ")
+        # fixed text, "Could not run", read in the pass for "not "). No kernel to make a tensor
+        # (empty) is no backend registered at all: a device string with none behind it.
         patterns=(
-            r"Could not run 'aten::[\w.]{1,80}' with\sarguments\sfrom\sthe\s"
-            r"'(?:NPUTensorId|PrivateUse1)'\sbackend",
+            r"Could not run '\w{1,40}::(?!empty(?:\.memory_format|_strided)')[\w.]{1,80}' "
+            r"with\sarguments\sfrom\sthe\s'(?:NPUTensorId|PrivateUse1)'\sbackend",
         ),
         codes=(),
         meaning="no NPU kernel is registered for this operator under the NPU's dispatch key "
@@ -450,6 +451,8 @@ FAILURES = (
             "raised for it; today's run most such operators on the CPU with a warning)",
             "a source build of torch_npu or an extension whose registration "
             "(TORCH_LIBRARY_IMPL, the op-plugin yaml) lacks the operator or names another key",
+            "another out-of-tree backend under PrivateUse1 (DirectML, DIPU, your own): the "
+            "kernel is that backend's to provide",
         ),
         fix="replace the operator with one the NPU supports (the supported-operator list of "
         "this torch_npu release), or run that call on the CPU yourself: its inputs .cpu(), its "

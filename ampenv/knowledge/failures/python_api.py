@@ -410,10 +410,16 @@ FAILURES: tuple[Failure, ...] = (
         "found: add its folder to LD_LIBRARY_PATH (or to /etc/ld.so.conf.d/ and run "
         "ldconfig), or source the set_env.sh of the package it belongs to; not found: install "
         "the package that ships it (`yum provides '*/<library>'`, `apt-file search "
-        "<library>`)",
+        "<library>`); libGL.so.1 for OpenCV's cv2 on a host without a display: pip uninstall "
+        "opencv-python, pip install opencv-python-headless",
         confirm=None,
         sources=(
             Source("https://man7.org/linux/man-pages/man8/ld.so.8.html", "official"),
+            Source(
+                "InternLM/xtuner docs/en/get_started/installation.md"
+                "@b934f462095c1e750229de35367c50ae36caa786 (FAQ 1: libGL.so.1)",
+                "official",
+            ),
             Source(
                 "https://github.com/vllm-project/vllm-ascend/pull/6976 (Mooncake's "
                 "ascend_transport.so: /usr/local/lib added to LD_LIBRARY_PATH)",

@@ -414,7 +414,7 @@ FAILURES = (
         id="torch-npu-library-not-linked",
         mode="torch-pairing",
         component="ld",
-        patterns=(r"cannot find -ltorch_npu\b",),
+        patterns=(r"(?:cannot find|unable to find library) -ltorch_npu\b",),  # GNU ld's, lld's
         codes=(),
         meaning="the linker found no libtorch_npu.so: the link of an extension or a C++ program "
         "does not search torch_npu's library folder, or torch_npu's own build did not produce "
@@ -449,8 +449,13 @@ FAILURES = (
         id="cxx-standard-too-old",
         mode="compile-cache",
         component="gcc",
-        # a C++17 type trait's variable template (std::is_convertible_v, is_same_v, ...)
-        patterns=(r"\bis_\w{1,40}_v[`'\u2019]? was not declared in this scope",),
+        # a C++17 type trait's variable template (std::is_convertible_v, is_same_v, ...) used
+        # bare and as std's, and torch's own check of the standard in ATen's header
+        patterns=(
+            r"\bis_\w{1,40}_v[`'\u2019]? was not declared in this scope",
+            r"\bis_\w{1,40}_v[`'\u2019]? is not a member of [`'\u2018]?std\b",
+            r"#error C\+\+17 or later compatible compiler is required",
+        ),
         codes=(),
         meaning="C++17 code compiled as C++14 or older: the type traits' _v variable templates "
         "(std::is_convertible_v, is_same_v) exist from C++17 on",
@@ -464,6 +469,8 @@ FAILURES = (
         confirm=None,
         sources=(
             Source("https://en.cppreference.com/w/cpp/types/is_convertible", "official"),
+            Source("pytorch/pytorch aten/src/ATen/ATen.h (its C++17 check)", "official"),
+            Source("https://github.com/boostorg/math/issues/355", "report"),
             Source(
                 "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
                 "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
