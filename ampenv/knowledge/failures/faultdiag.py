@@ -79,6 +79,9 @@ GATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^AISW_PyTorch_", "torch_npu"),
     )
 )
+# A framework's codes name it too: MindIE's are "MIE", a module of two digits, a level
+# (MindIE's log reference: MIE04E120407, MIE05E040000).
+CODE_PREFIXES = {"MindIE": tuple(f"MIE0{n}" for n in range(10))}
 # The mode a rule's class and component name, then its words (whole words: "roce" is not in
 # "process"), first match wins: an ECC error of the HBM is the hardware's, not memory running out.
 MODE_BY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -237,13 +240,15 @@ def pasted(text: str) -> list[Failure]:
 @cache
 def gate(rule_id: str) -> tuple[bytes, ...]:
     """The spellings of the name a text must hold for the rule to read its lines (the name as
-    written, lower case, upper case); () for a rule of no framework's own."""
+    written, lower case, upper case, and the framework's own codes' prefix: MindIE's
+    "MIE03E400008" is its name); () for a rule of no framework's own."""
     rule = _table()[0].get(rule_id, {})
     said = f"{rule_id} log={rule.get('log', '')} component={rule.get('component', '')}"
     name = next((name for marks, name in GATES if marks.search(said)), "")
     if not name:
         return ()
-    return tuple(dict.fromkeys(n.encode() for n in (name, name.lower(), name.upper())))
+    spellings = (name, name.lower(), name.upper(), *CODE_PREFIXES.get(name, ()))
+    return tuple(dict.fromkeys(n.encode() for n in spellings))
 
 
 def names(text: bytes, rule_id: str) -> bool:

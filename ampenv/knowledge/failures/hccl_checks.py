@@ -400,18 +400,29 @@ FAILURES = (
         codes=(),
         meaning="torch.distributed's Gloo backend (the CPU process groups beside HCCL's) could "
         "not connect every rank to every other: on a host with several NICs it picked one the "
-        "other ranks cannot reach",
+        "other ranks cannot reach, or in a large cluster the master could not take every "
+        "rank's connection at once",
         causes=(
             "several network interfaces and no GLOO_SOCKET_IFNAME: Gloo takes the one the host "
             "name resolves to",
             "more bonded ports than Gloo handles (over 60 bond4 ports in the source's case)",
+            "a large cluster: every card connects to the master at once and its listen backlog "
+            "overflows",
         ),
-        fix=GLOO_IFNAME,
+        fix=GLOO_IFNAME + "; a large cluster: raise the backlogs on the master node "
+        "(sysctl -w net.ipv4.tcp_max_syn_backlog=65536 net.core.netdev_max_backlog=65536), or "
+        "in MindSpeed replace the Gloo groups with HCCL's (--disable-gloo-group)",
         confirm="env.hccl",
         sources=(
             Source(
                 "Huawei's one-case knowledge base, 'Gloo connectFullMesh failed' (the public "
                 "file index's id 53954242675)",
+                "official",
+            ),
+            Source(
+                "Ascend/MindSpeed docs/zh/features/hccl-replace-gloo.md"
+                "@028de58ca629d035185b00ff7d1eb7eff4f7fd48 (the master's backlogs; "
+                "--disable-gloo-group)",
                 "official",
             ),
         ),

@@ -476,6 +476,37 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="graph-output-check-mismatch",
+        mode="compile-cache",
+        component="torchair",
+        # torchair's check of the GE graph's outputs against the FX graph's (shape or dtype)
+        patterns=(
+            r"The (?:dim|dtype) in num\[\d{1,4}\] net output of Ascend output: ",
+            r"The dim of Ascend GE graph NetOutput: \[[\d, -]{0,200}\] is not equal to FX "
+            r"graph NetOutput",
+        ),
+        codes=(),
+        meaning="torch.compile's NPU graph (torchair) produced an output of another shape or "
+        "dtype than the FX graph says: an operator's Meta function (what FX traced) and its "
+        "GE InferShape (what the NPU graph infers) disagree, most often a custom operator's",
+        causes=(
+            "a custom operator whose Meta registration and GE InferShape / InferDataType give "
+            "different outputs",
+        ),
+        fix="correct whichever of the two is wrong for that operator; in a whole network find "
+        "it by dumping the Ascend IR graph (torchair's config.debug.graph_dump) and the "
+        "compiled GE graph (DUMP_GE_GRAPH=2) and comparing the outputs",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/torchair docs/zh/feature/单算子入图后输出校验和精度对比指导.md"
+                "@fced8842d149f16b587c2c867d427e4b766831ca",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="graph-custom-op-meta",
         mode="compile-cache",
         component="torchair",

@@ -507,4 +507,26 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="wheel-package-missing",
+        mode="cann-env",
+        component="setuptools",
+        # setup.py's bdist_wheel comes from the wheel package, not from setuptools itself
+        patterns=(r"error: invalid command 'bdist_wheel'",),
+        codes=(),
+        meaning="a build of a Python package as a wheel (python setup.py bdist_wheel, or pip's "
+        "legacy build) found no bdist_wheel command: the wheel package is not installed in "
+        "that Python",
+        causes=("a Python environment with setuptools but without wheel",),
+        fix="pip install --upgrade wheel setuptools in the Python that builds, then build again",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/mind-cluster docs/zh/faultdiag/ascend-faultdiag-toolkit/07_references/"
+                "01_faq.md@22bb3d987bc0208c3eb7395e222b661276133c58 (Q2)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
 )
