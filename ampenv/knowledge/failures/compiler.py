@@ -86,6 +86,8 @@ FAILURES = (
             # and kin went in 1.24 for good: the caller's own code, which "numpy<2" does not mend)
             r"module 'numpy' has no attribute '(?:long|float_|complex_|unicode_|bool8|object0|"
             r"str0)'",
+            # an extension (pandas, scikit-learn) built against another NumPy's C layout
+            r"Error: numpy\.dtype size changed, may indicate binary incompatibility",
         ),
         codes=(),
         meaning="a package written for another NumPy than the one installed imports: one "
@@ -116,6 +118,12 @@ FAILURES = (
                 "oplab notes of GLM single-layer benches on an A3, section 00.7 (numpy.long in "
                 "CANN's tbe init; the public file index's id 63123340729)",
                 "report",
+            ),
+            Source(
+                "Ascend/ModelZoo-PyTorch ACL_PyTorch/built-in/embodied_ai/vla/pi05/"
+                "infer_with_torchair/README.md@415a03cb168fa14c33bb83de92ef99d56b48da02 (FAQ 2; "
+                "the mirror xiaobingling93-pixel/Ascend-ModelZoo-PyTorch)",
+                "official",
             ),
         ),
         hints=("error", "no attribute"),

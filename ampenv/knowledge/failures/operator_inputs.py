@@ -479,11 +479,11 @@ FAILURES = (
         id="graph-output-check-mismatch",
         mode="compile-cache",
         component="torchair",
-        # torchair's check of the GE graph's outputs against the FX graph's (shape or dtype)
+        # torchair's RuntimeError from its check of the GE graph's outputs against the FX graph's
         patterns=(
-            r"The (?:dim|dtype) in num\[\d{1,4}\] net output of Ascend output: ",
-            r"The dim of Ascend GE graph NetOutput: \[[\d, -]{0,200}\] is not equal to FX "
-            r"graph NetOutput",
+            r"Error: The (?:dim|dtype) in num\[\d{1,4}\] net output of Ascend output: ",
+            r"Error: The dim of Ascend GE graph NetOutput: \[[\d, -]{0,200}\] is not equal to "
+            r"FX graph NetOutput",
         ),
         codes=(),
         meaning="torch.compile's NPU graph (torchair) produced an output of another shape or "

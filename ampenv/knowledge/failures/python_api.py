@@ -351,6 +351,29 @@ FAILURES: tuple[Failure, ...] = (
         hints=("no module named",),
     ),
     Failure(
+        id="python-distribution-missing",
+        mode="cann-env",
+        component="python packages",
+        # setuptools' pkg_resources checking a console script's requirements at its start
+        patterns=(r"The '[\w.-]{1,80}' distribution was not found and is required by",),
+        codes=(),
+        meaning="a program's entry point checked the packages it requires (pkg_resources) and "
+        "one is not installed in the Python that runs it",
+        causes=("the package left out of the environment, or installed in another Python",),
+        fix="install the distribution the line names into that Python (`python -m pip install "
+        "<name>`, e.g. protobuf), then start the program again; `pip check` lists the rest",
+        confirm=None,
+        sources=(
+            Source(
+                "Ascend/ModelZoo-PyTorch PyTorch/built-in/autonoumous_driving/OpenPCDet/"
+                "README.md@415a03cb168fa14c33bb83de92ef99d56b48da02 (FAQ: protobuf; the mirror "
+                "xiaobingling93-pixel/Ascend-ModelZoo-PyTorch)",
+                "official",
+            ),
+        ),
+        hints=("not found",),
+    ),
+    Failure(
         id="mindspeed-ascend-coc-refused",
         mode="torch-pairing",
         component="mindspeed",
