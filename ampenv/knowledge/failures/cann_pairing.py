@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import re
 
+from ampenv.knowledge.failures.lines import below_error
 from ampenv.knowledge.failures.model import Failure, Source
 
 # torch_npu looks an aclnn function up in each operator library in turn and warns of every
 # miss ("[PTA]:dlsym aclnnX from libopapi_math.so failed, error:...: undefined symbol: aclnnX.")
 # before it finds it in another; only finding it nowhere is a failure, said in words of its own
 # ("aclnnX or aclnnXGetWorkspaceSize not in libopapi.so"). Ascend/op-plugin op_api_common.h.
-# MindSpore looks up the functions of newer CANN releases so too, and warns of each one the
-# installed CANN lacks ("DlsymAscend] Dynamically load symbol aclrtEventGetTimestamp failed,
-# result = ...: undefined symbol: ..."; dlopen_macro.h) in runs that go on to work.
-_LOOKUP_MISS = re.compile(
-    r"\bdlsym \w{1,200} from \S{1,300} failed|\bDynamically load symbol \w{1,200} failed",
-    re.IGNORECASE,
-)
+_LOOKUP_MISS = re.compile(r"\bdlsym \w{1,200} from \S{1,300} failed", re.IGNORECASE)
+# MindSpore looks up the functions of newer CANN releases so too and, where the installed CANN
+# lacks one, warns ("[WARNING] ... DlsymAscend] Dynamically load symbol aclrtEventGetTimestamp
+# failed, result = ...: undefined symbol: ..."; dlopen_macro.h) in runs that go on to work: a
+# miss at WARNING; the same words in an error (its DlsymWithCast raises them) are the failure.
+_WARNED_MISS = re.compile(r"\bDynamically load symbol \w{1,200} failed", re.IGNORECASE)
 
 
 _LOAD_FAILED = re.compile(r"\bFailed to load dynamic library\b", re.IGNORECASE)
@@ -27,9 +27,10 @@ def _not_a_lookup_miss(m: re.Match[str]) -> bool:
     # warning's own end, a full stop then the logger's closing quote, still marks it, unless
     # the line says a library failed to load (the runtime's EE1025, in a JSON record)
     before = m.string[: m.start()]
-    return _LOOKUP_MISS.search(before) is None and (
-        not m.string.startswith('."', m.end()) or _LOAD_FAILED.search(before) is not None
-    )
+    warned = _WARNED_MISS.search(before)
+    if _LOOKUP_MISS.search(before) or (warned and below_error(m.string, warned.start())):
+        return False
+    return not m.string.startswith('."', m.end()) or _LOAD_FAILED.search(before) is not None
 
 
 PAIR_CANN = (

@@ -615,7 +615,11 @@ FAILURES = (
         id="static-tls-exhausted",
         mode="cann-env",
         component="loader",
-        patterns=(r"\.so[\w.]{0,20}: ?cannot allocate memory in static TLS block",),
+        # (glibc's older words: "cannot load any more object with static TLS")
+        patterns=(
+            r"\.so[\w.]{0,20}: ?cannot (?:allocate memory in static TLS block|load any more "
+            r"object with static TLS)",
+        ),
         codes=(),
         meaning="a library loaded after start-up (libgomp from scikit-learn, torch or a conda "
         "env, most often on aarch64 Ascend hosts) needs static thread-local storage the process "

@@ -316,6 +316,20 @@ def recovered(line: str) -> bool:
     return RECOVERED.search(line) is not None
 
 
+# Where an event happened, in the fields the device plugin's events name it by (its Kubernetes
+# event: nodeName, cardID, deviceID; its logs: logicID; a switch's: the chip and the ports): a
+# recovery ends the fault of the same place only.
+_PLACE = re.compile(
+    r"\b(nodeName|cardID|deviceID|logicID|SwitchChipId|SwitchPortId|PeerPortDevice|PeerPortId)"
+    r"\s?[:=]\s?([\w.-]{1,64})"
+)
+
+
+def event_place(line: str) -> str:
+    """The place ``line``'s event names (its fields in order), "" for none."""
+    return " ".join(f"{k}={v}" for k, v in _PLACE.findall(line))
+
+
 def event_log(rule_id: str) -> bool:
     """Whether the rule reads an event log of the hardware's own (``EVENT_LOGS``): there each
     record is a fault event whatever its level (NodeD's "[INFO] get fault event", the device's

@@ -48,6 +48,9 @@ class Found:
     texts: dict[str, None] = field(default_factory=dict)  # an ordered set
     # where it was seen, (text, line): the first PLACES and the last, for what lies near it
     places: list[tuple[str, int]] = field(default_factory=list)
+    # a fault event's: the places it occurred at (text, node, card, port) and how often, which
+    # a recovery there ends
+    events: dict[str, int] = field(default_factory=dict)
 
     def near(self, other: Found) -> bool:
         """Whether the two were seen within NEAR lines of each other in one text."""

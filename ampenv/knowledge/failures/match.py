@@ -18,9 +18,12 @@ from itertools import islice
 from typing import Any, Optional
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
+from ampenv.knowledge.failures.device_events import FAMILY as DEVICE_EVENTS
+from ampenv.knowledge.failures.faultdiag import FAMILY as FAULT_DIAG_RULES
 from ampenv.knowledge.failures.faultdiag import (
     FAULT_DIAG,
     event_log,
+    event_place,
     gate,
     names,
     recovered,
@@ -58,6 +61,9 @@ BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this man
 WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps
 # A word (and its space) that this many keys hold is searched for once for them all.
 SHARED_BY = 5
+# the findings of fault events, which a recovery at their place ends (Fault-Diag's rules, the
+# device plugin's events)
+EVENT_FAMILIES = frozenset({FAULT_DIAG_RULES, DEVICE_EVENTS})
 _WORD = re.compile(rb"(?<![a-z])[a-z]{3,} ")
 SEEN_LINE = 1024  # a line this short is remembered with what it gave ...
 SEEN_LINES = 4096  # ... so many at a time
@@ -345,10 +351,14 @@ class Scanner:
         on_rows = {f.id for row in rows for f, *_ in self._matches(row, hints, data, end)}
         said: set[str] = set()
         for failure, match, excerpt, key in self._matches(joined, hints, data, end):
-            if failure.ends or failure.id in on_rows | said or any(key in row for row in shown):
+            if failure.id in on_rows | said or any(key in row for row in shown):
                 continue
             said.add(failure.id)
-            self._record(failure, match, excerpt, name, number)
+            event = self._event_key(failure, joined, name)
+            if failure.ends:
+                self._end(failure.id, event)
+            else:
+                self._record(failure, match, excerpt, name, number, event)
 
     def _scan_window(
         self,
@@ -389,8 +399,9 @@ class Scanner:
             # a family finding without a code adds nothing to a part a finding explains
             here: set[str] = set()
             for failure, match, excerpt, _ in matches:
-                if failure.ends:  # a recovery: the fault read before it is over
-                    self._found.pop(failure.id, None)
+                event = self._event_key(failure, part, name)
+                if failure.ends:  # a recovery: the fault read before it there is over
+                    self._end(failure.id, event)
                     said.discard(failure.id)
                     continue
                 if failure.family and (here.issuperset(failure.codes) if failure.codes else here):
@@ -399,7 +410,23 @@ class Scanner:
                 here.update(c.upper() for c in failure.codes)
                 if failure.id not in said:
                     said.add(failure.id)
-                    self._record(failure, match, excerpt, name, number)
+                    self._record(failure, match, excerpt, name, number, event)
+
+    @staticmethod
+    def _event_key(failure: Failure, line: bytes, name: str) -> str:
+        """A fault event's text and place (a recovery ends the fault of its own), "" for a
+        finding of another kind."""
+        if failure.family not in EVENT_FAMILIES:
+            return ""
+        return f"{name}\0{event_place(line.decode('utf-8', 'replace'))}"
+
+    def _end(self, failure_id: str, event: str) -> None:
+        """A recovery at ``event``'s place: the fault's occurrences there are over, and the
+        finding with them where it was seen nowhere else."""
+        found = self._found.get(failure_id)
+        if found is None or found.events.pop(event, None) is None or found.events:
+            return
+        del self._found[failure_id]
 
     def _matches(
         self,
@@ -607,7 +634,9 @@ class Scanner:
                 self._facts[id(context)] = None
         return self._facts[id(context)]
 
-    def _record(self, failure: Failure, match: str, excerpt: str, name: str, number: int) -> None:
+    def _record(
+        self, failure: Failure, match: str, excerpt: str, name: str, number: int, event: str = ""
+    ) -> None:
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
@@ -618,6 +647,8 @@ class Scanner:
             found.count += 1
             found.last = where
         found.texts[name] = None
+        if event:
+            found.events[event] = found.events.get(event, 0) + 1
         if len(found.places) < PLACES:
             found.places.append((name, number))
         else:  # the last place stands in the last slot

@@ -436,10 +436,10 @@ FAILURES = (
         component="torch_npu",
         # PyTorch's dispatcher finding no kernel under the NPU's dispatch key: NPUTensorId in
         # torch_npu's old releases, PrivateUse1 since ("\s": its key is its longest piece of
-        # fixed text, "Could not run", read in the pass for "not "). No kernel to make a tensor
-        # (empty) is no backend registered at all: a device string with none behind it.
+        # fixed text, "Could not run", read in the pass for "not "). No kernel to make or copy
+        # a tensor (empty*, _to_copy) is no backend registered at all.
         patterns=(
-            r"Could not run '\w{1,40}::(?!empty(?:\.memory_format|_strided)')[\w.]{1,80}' "
+            r"Could not run '(?:aten|torchvision)::(?!empty\b|empty_|_to_copy\b)[\w.]{1,80}' "
             r"with\sarguments\sfrom\sthe\s'(?:NPUTensorId|PrivateUse1)'\sbackend",
         ),
         codes=(),

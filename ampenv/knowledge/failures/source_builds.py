@@ -443,7 +443,7 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("cannot",),
+        hints=("cannot", "unable"),
     ),
     Failure(
         id="cxx-standard-too-old",
@@ -454,7 +454,8 @@ FAILURES = (
         patterns=(
             r"\bis_\w{1,40}_v[`'\u2019]? was not declared in this scope",
             r"\bis_\w{1,40}_v[`'\u2019]? is not a member of [`'\u2018]?std\b",
-            r"#error C\+\+17 or later compatible compiler is required",
+            r"#error (?:C\+\+17 or later compatible compiler is required|You need C\+\+17 to "
+            r"compile PyTorch)",
         ),
         codes=(),
         meaning="C++17 code compiled as C++14 or older: the type traits' _v variable templates "
@@ -484,7 +485,11 @@ FAILURES = (
         mode="cann-env",
         component="gcc",
         # OpenCV 4 installs its headers one folder deeper (include/opencv4/opencv2)
-        patterns=(r"fatal error: opencv2/opencv\.hpp: No such file or directory",),
+        # (GCC's words, and clang's: "fatal error: 'opencv2/core.hpp' file not found")
+        patterns=(
+            r"fatal error: '?opencv2/[\w/]{1,60}\.hpp'?:? (?:No such file or directory|file not "
+            r"found)",
+        ),
         codes=(),
         meaning="a build found no OpenCV headers where it looks: OpenCV 4 puts them under "
         "include/opencv4/opencv2, not include/opencv2, or OpenCV's development files are not "
