@@ -527,4 +527,32 @@ FAILURES = (
         ),
         hints=("fail",),
     ),
+    Failure(
+        id="npu-optical-module-absent",
+        mode="hccl",
+        component="hccn",
+        # hccn_tool -i N -optical -g: its status column of the NPU port's optical module (a
+        # report's "not present" holds no error word: its key, in the pass for "not ")
+        patterns=(r"\bpresent\s{1,40}:\s?not present\b",),
+        codes=(),
+        meaning="the NPU's network port has no optical module detected (hccn_tool's optical "
+        "query): the port cannot link, and HCCL over it fails (no light, link down)",
+        causes=(
+            "the optical module missing, not seated, or failed",
+            "a port cabled with a copper cable or a module the NPU does not detect",
+        ),
+        fix="reseat or replace the optical module of that NPU's port (the -i N of the command), "
+        "then check `hccn_tool -i N -optical -g` (present) and `hccn_tool -i N -link -g` (UP); "
+        "if it stays absent, collect the NPU's logs with msnpureport for Huawei support",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "Ascend/mind-cluster docs/zh/faultdiag/ascend-faultdiag/03_quick_start/"
+                "quick_start.md@22bb3d987bc0208c3eb7395e222b661276133c58 (Fault-Diag's "
+                "Comp_Network_Custom_05: NPU optical module not detected)",
+                "official",
+            ),
+        ),
+        hints=("error",),  # (its key "not present" is what a report holds)
+    ),
 )
