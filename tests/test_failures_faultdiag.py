@@ -137,7 +137,6 @@ def test_every_rule_has_a_mode_and_the_modes_read_sensibly() -> None:
     assert modes["AISW_CANN_OS_003"] != "hccl"
 
 
-
 def test_the_importer_writes_the_table_it_reads(tmp_path: Path) -> None:
     # tools/faultdiag_import.py from a minimal knowledge graph: kept texts, left-out reasons
     tool = load_tool("faultdiag_import")
@@ -294,6 +293,19 @@ def test_a_damaged_table_turns_the_family_off_and_nothing_else(
 )
 def test_explain_reads_a_pasted_line_with_no_error_word(query: str, rule: str) -> None:
     assert [f.id for f in explain(query)] == [f"fault-diag-{rule}"]
+
+
+def test_explain_names_a_recovered_event_as_over() -> None:
+    from ampenv.report.explain import failures
+
+    event = (
+        "[WARN] switch subscribe got fault:deviceswitch.SwitchFaultEvent{EventType:0x4, "
+        'AssembledFaultCode:"[0x00f103b0,155907,na,na]", Assertion:0x?, EventSerialNum:0}'
+    )
+    (over,) = explain(event.replace("?", "0"))
+    (now,) = explain(event.replace("?", "1"))
+    assert over.id == now.id == "fault-diag-Comp_Switch_L1_01" and over.ends and not now.ends
+    assert "recovery" in failures([over]) and "recovery" not in failures([now])
 
 
 def test_explain_keeps_a_framework_rule_to_its_framework() -> None:

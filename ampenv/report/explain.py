@@ -34,7 +34,10 @@ def check(spec: CheckSpec) -> str:
 
 def failure(f: Failure) -> str:
     codes = f" [{', '.join(f.codes)}]" if f.codes else ""
-    lines = [f"{f.id}{codes}  ({f.component}; {f.mode})", *_wrapped(f.meaning), ""]
+    lines = [f"{f.id}{codes}  ({f.component}; {f.mode})"]
+    if f.ends:
+        lines += _wrapped("The line reports this fault's recovery: the event is over.")
+    lines += [*_wrapped(f.meaning), ""]
     lines += ["Likely causes, most likely first:"]
     lines += [line for i, c in enumerate(f.causes, 1) for line in _wrapped(f"{i}. {c}")]
     lines += ["", "Fix:", *_wrapped(f.fix)]

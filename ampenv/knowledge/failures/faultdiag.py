@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Optional
@@ -226,13 +227,15 @@ def read(line: str) -> list[tuple[str, int, int]]:
 def pasted(text: str) -> list[Failure]:
     """The rules a pasted text shows, line by line (the most specific of each line), for a
     text the scanner reads nothing in: a line with no error word ("Event id=0x80e01801",
-    "Device lost heartbeat") is still asked about. A framework's rule needs its name there."""
+    "Device lost heartbeat") is still asked about. A framework's rule needs its name there; a
+    line that reports the event's recovery names its fault as ended."""
     whole, found = text.encode("utf-8", "surrogatepass"), {}
     for line in text.split("\n"):
         for rule_id, _, _ in read(line):
             failure = rule_failure(rule_id)
             if failure is not None and names(whole, rule_id):
-                found.setdefault(failure.id, failure)
+                over = recovered(line)
+                found.setdefault(failure.id, replace(failure, ends=True) if over else failure)
                 break
     return list(found.values())
 
