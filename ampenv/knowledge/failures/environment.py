@@ -447,6 +447,8 @@ FAILURES = (
             r"No module named '?atb_llm\b",
             # MindSpeed's ATB op builder, where ATB_HOME_PATH (set by NNAL's set_env.sh) is unset
             r"Error: please install cann-nnal package first",
+            # MindIE's daemon, whose libraries (ATB's, torch's) the four set_env.sh put on the path
+            r"mindieservice_daemon: error while loading shared libraries: ",
         ),
         codes=(),
         meaning="an NNAL/ATB library (or MindIE's atb_llm, from the ATB models package) cannot "
@@ -468,6 +470,7 @@ FAILURES = (
                 "https://www.hiascend.com/forum/thread-0261156244902044319-1-1.html (atb_llm)",
                 "report",
             ),
+            Source("index id 54592250255 (MindIE's daemon: libtorch_cpu.so)", "report"),
             Source(
                 "Ascend/MindSpeed mindspeed/op_builder/atb_builder.py"
                 "@028de58ca629d035185b00ff7d1eb7eff4f7fd48 (ATB_HOME_PATH)",
