@@ -162,3 +162,17 @@ def test_no_kernel_to_make_a_tensor_on_privateuse1_is_no_operator_gap_of_torch_n
         assert scan_lines([line.format(op)], "t") == [], op
     for op in ("aten::_fft_r2c", "torchvision::nms", "aten::emptyish"):
         assert [h.id for h in scan_lines([line.format(op)], "t")] == ["npu-op-not-implemented"]
+
+
+def test_the_places_a_fault_is_kept_at_stay_bounded_and_the_rest_never_recover() -> None:
+    from ampenv.knowledge.failures.match import EVENT_PLACES
+
+    occurs = [
+        _event("80E18402", "SeparateNPU").replace("cardID:2", f"cardID:{i}")
+        for i in range(EVENT_PLACES + 50)
+    ]
+    scanner = Scanner()
+    scanner.feed_lines(occurs, "events")
+    assert len(scanner._found["fault-diag-0x80E18402"].events) == EVENT_PLACES + 1
+    scanner.feed_lines([line.replace("Occur", "Recovery") for line in occurs], "events")
+    assert [h.id for h in scanner.hits()] == ["fault-diag-0x80E18402"]

@@ -64,6 +64,7 @@ SHARED_BY = 5
 # the findings of fault events, which a recovery at their place ends (Fault-Diag's rules, the
 # device plugin's events)
 EVENT_FAMILIES = frozenset({FAULT_DIAG_RULES, DEVICE_EVENTS})
+EVENT_PLACES = 1024  # the places of one fault kept for its recoveries: a flood's stay bounded
 _WORD = re.compile(rb"(?<![a-z])[a-z]{3,} ")
 SEEN_LINE = 1024  # a line this short is remembered with what it gave ...
 SEEN_LINES = 4096  # ... so many at a time
@@ -647,7 +648,8 @@ class Scanner:
             found.count += 1
             found.last = where
         found.texts[name] = None
-        if event:
+        if event:  # (past EVENT_PLACES places, the rest are kept as one that never recovers)
+            event = event if len(found.events) < EVENT_PLACES or event in found.events else ""
             found.events[event] = found.events.get(event, 0) + 1
         if len(found.places) < PLACES:
             found.places.append((name, number))
