@@ -308,6 +308,13 @@ def test_explain_names_a_recovered_event_as_over() -> None:
     assert "recovery" in failures([over]) and "recovery" not in failures([now])
 
 
+def test_a_framework_s_own_code_names_it_and_a_look_alike_does_not() -> None:
+    rule = next(r for r in faultdiag._table()[0] if r.startswith("AISW_MindIE_"))
+    assert faultdiag.names(b"[ERROR] [MIE03E400008] [HttpServer] timeout", rule)
+    assert not faultdiag.names(b"loading ./data/MIE034_CT/ and MIE05E04", rule)
+    assert faultdiag.names(b"MindIE server", rule) and faultdiag.names(b"x", "0x80E01801")
+
+
 def test_explain_keeps_a_framework_rule_to_its_framework() -> None:
     assert explain("ZeroDivisionError: division by zero") == []
 

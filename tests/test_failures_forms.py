@@ -176,3 +176,12 @@ def test_the_places_a_fault_is_kept_at_stay_bounded_and_the_rest_never_recover()
     assert len(scanner._found["fault-diag-0x80E18402"].events) == EVENT_PLACES + 1
     scanner.feed_lines([line.replace("Occur", "Recovery") for line in occurs], "events")
     assert [h.id for h in scanner.hits()] == ["fault-diag-0x80E18402"]
+
+
+def test_a_missing_distribution_is_read_with_the_versions_it_is_required_at() -> None:
+    for requirement in ("protobuf", "prompt-toolkit<2.0.0,>=1.0.0", "supervisor==3.3.1"):
+        line = (
+            f"pkg_resources.DistributionNotFound: The '{requirement}' distribution was not found "
+            "and is required by the application"
+        )
+        assert [h.id for h in scan_lines([line], "t")] == ["python-distribution-missing"]

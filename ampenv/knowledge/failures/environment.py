@@ -448,7 +448,8 @@ FAILURES = (
             # MindSpeed's ATB op builder, where ATB_HOME_PATH (set by NNAL's set_env.sh) is unset
             r"Error: please install cann-nnal package first",
             # MindIE's daemon, whose libraries (ATB's, torch's) the four set_env.sh put on the path
-            r"mindieservice_daemon: error while loading shared libraries: ",
+            r"mindieservice_daemon: error while loading shared libraries: lib(?:torch|c10|atb|"
+            r"asdops|mindie)",
         ),
         codes=(),
         meaning="an NNAL/ATB library (or MindIE's atb_llm, from the ATB models package) cannot "

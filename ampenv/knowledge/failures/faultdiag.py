@@ -80,9 +80,9 @@ GATES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^AISW_PyTorch_", "torch_npu"),
     )
 )
-# A framework's codes name it too: MindIE's are "MIE", a module of two digits, a level
-# (MindIE's log reference: MIE04E120407, MIE05E040000).
-CODE_PREFIXES = {"MindIE": tuple(f"MIE0{n}" for n in range(10))}
+# A framework's codes name it too: MindIE's are "MIE", a module of two digits, a level, six
+# hex digits (MindIE's log reference: MIE04E120407, MIE05E040000), a whole word.
+CODES = {"MindIE": re.compile(rb"(?<![0-9A-Za-z])MIE\d{2}[A-Z][0-9A-F]{6}(?![0-9A-Za-z])")}
 # The mode a rule's class and component name, then its words (whole words: "roce" is not in
 # "process"), first match wins: an ECC error of the HBM is the hardware's, not memory running out.
 MODE_BY_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -241,24 +241,31 @@ def pasted(text: str) -> list[Failure]:
 
 
 @cache
-def gate(rule_id: str) -> tuple[bytes, ...]:
-    """The spellings of the name a text must hold for the rule to read its lines (the name as
-    written, lower case, upper case, and the framework's own codes' prefix: MindIE's
-    "MIE03E400008" is its name); () for a rule of no framework's own."""
+def _framework(rule_id: str) -> str:
+    """The framework whose own rule ``rule_id`` is, "" for none."""
     rule = _table()[0].get(rule_id, {})
     said = f"{rule_id} log={rule.get('log', '')} component={rule.get('component', '')}"
-    name = next((name for marks, name in GATES if marks.search(said)), "")
+    return next((name for marks, name in GATES if marks.search(said)), "")
+
+
+@cache
+def gate(rule_id: str) -> tuple[bytes, ...]:
+    """The spellings of the name a text must hold for the rule to read its lines (the name as
+    written, lower case, upper case); () for a rule of no framework's own."""
+    name = _framework(rule_id)
     if not name:
         return ()
-    spellings = (name, name.lower(), name.upper(), *CODE_PREFIXES.get(name, ()))
-    return tuple(dict.fromkeys(n.encode() for n in spellings))
+    return tuple(dict.fromkeys(n.encode() for n in (name, name.lower(), name.upper())))
 
 
 def names(text: bytes, rule_id: str) -> bool:
     """Whether ``text`` names the framework whose rule ``rule_id`` is (always, for a rule of
-    no framework's own)."""
+    no framework's own): by a spelling of its name, or by a code of its own (``CODES``)."""
     spellings = gate(rule_id)
-    return not spellings or any(s in text for s in spellings)
+    if not spellings or any(s in text for s in spellings):
+        return True
+    codes = CODES.get(_framework(rule_id))
+    return codes is not None and codes.search(text) is not None
 
 
 def mode_of(rule_id: str, rule: dict) -> str:
@@ -324,13 +331,23 @@ def recovered(line: str) -> bool:
 # recovery ends the fault of the same place only.
 _PLACE = re.compile(
     r"\b(nodeName|cardID|deviceID|logicID|SwitchChipId|SwitchPortId|PeerPortDevice|PeerPortId)"
-    r"\s?[:=]\s?([\w.-]{1,64})"
+    r"\s?[:=]\s?([\w.-]{1,253})",
+    re.IGNORECASE,
 )
 
 
 def event_place(line: str) -> str:
-    """The place ``line``'s event names (its fields in order), "" for none."""
-    return " ".join(f"{k}={v}" for k, v in _PLACE.findall(line))
+    """The place ``line``'s event names: its fields by name, a number in any base as one
+    ("0x2" is 2), "" for none."""
+    fields = {k.lower(): _number(v) for k, v in _PLACE.findall(line)}
+    return " ".join(f"{k}={v}" for k, v in sorted(fields.items()))
+
+
+def _number(value: str) -> str:
+    try:
+        return str(int(value, 0))
+    except ValueError:
+        return value.lower()
 
 
 def event_log(rule_id: str) -> bool:

@@ -410,7 +410,8 @@ FAILURES = (
             "overflows",
         ),
         fix=GLOO_IFNAME + "; a large cluster: raise the backlogs on the master node "
-        "(sysctl -w net.ipv4.tcp_max_syn_backlog=65536 net.core.netdev_max_backlog=65536), or "
+        "(sysctl -w net.ipv4.tcp_max_syn_backlog=65536 net.core.netdev_max_backlog=65536, and "
+        "net.core.somaxconn, which caps a listen backlog), or "
         "in MindSpeed replace the Gloo groups with HCCL's (--disable-gloo-group)",
         confirm="env.hccl",
         sources=(
@@ -533,15 +534,19 @@ FAILURES = (
         component="hccn",
         # hccn_tool -i N -optical -g: its status column of the NPU port's optical module (a
         # report's "not present" holds no error word: its key, in the pass for "not ")
-        patterns=(r"\bpresent\s{1,40}:\s?not present\b",),
+        patterns=(r"\b(?-i:present\s{0,40}: not present)\b",),  # (Fault-Diag's own reading)
         codes=(),
         meaning="the NPU's network port has no optical module detected (hccn_tool's optical "
         "query): the port cannot link, and HCCL over it fails (no light, link down)",
         causes=(
             "the optical module missing, not seated, or failed",
             "a port cabled with a copper cable or a module the NPU does not detect",
+            "a pod board (Board ID 0x30, 0x31, 0x32 or 0x34), whose ports have no optical "
+            "modules: no fault (Fault-Diag skips it)",
         ),
-        fix="reseat or replace the optical module of that NPU's port (the -i N of the command), "
+        fix="a pod board (`npu-smi info -t board -i N`: Board ID 0x30, 0x31, 0x32, 0x34) has "
+        "none: nothing to do; otherwise reseat or replace the optical module of that NPU's "
+        "port (the -i N of the command), "
         "then check `hccn_tool -i N -optical -g` (present) and `hccn_tool -i N -link -g` (UP); "
         "if it stays absent, collect the NPU's logs with msnpureport for Huawei support",
         confirm="env.hccl",
@@ -550,6 +555,11 @@ FAILURES = (
                 "Ascend/mind-cluster docs/zh/faultdiag/ascend-faultdiag/03_quick_start/"
                 "quick_start.md@22bb3d987bc0208c3eb7395e222b661276133c58 (Fault-Diag's "
                 "Comp_Network_Custom_05: NPU optical module not detected)",
+                "official",
+            ),
+            Source(
+                "Ascend/mind-cluster ascend-faultdiag's npu_info parser (OpticalInfoParser: pod "
+                "boards skipped), the public file index's id 22995307235",
                 "official",
             ),
         ),

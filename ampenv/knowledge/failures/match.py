@@ -65,6 +65,7 @@ SHARED_BY = 5
 # device plugin's events)
 EVENT_FAMILIES = frozenset({FAULT_DIAG_RULES, DEVICE_EVENTS})
 EVENT_PLACES = 1024  # the places of one fault kept for its recoveries: a flood's stay bounded
+UNTRACKED = "\0"  # the places past them, as one that no recovery names
 _WORD = re.compile(rb"(?<![a-z])[a-z]{3,} ")
 SEEN_LINE = 1024  # a line this short is remembered with what it gave ...
 SEEN_LINES = 4096  # ... so many at a time
@@ -413,12 +414,14 @@ class Scanner:
                     said.add(failure.id)
                     self._record(failure, match, excerpt, name, number, event)
 
-    @staticmethod
-    def _event_key(failure: Failure, line: bytes, name: str) -> str:
+    def _event_key(self, failure: Failure, line: bytes, name: str) -> str:
         """A fault event's text and place (a recovery ends the fault of its own), "" for a
-        finding of another kind."""
+        finding of another kind; past EVENT_PLACES places of a fault, not read (UNTRACKED)."""
         if failure.family not in EVENT_FAMILIES:
             return ""
+        found = self._found.get(failure.id)
+        if not failure.ends and found is not None and len(found.events) >= EVENT_PLACES:
+            return UNTRACKED
         return f"{name}\0{event_place(line.decode('utf-8', 'replace'))}"
 
     def _end(self, failure_id: str, event: str) -> None:
@@ -649,7 +652,8 @@ class Scanner:
             found.last = where
         found.texts[name] = None
         if event:  # (past EVENT_PLACES places, the rest are kept as one that never recovers)
-            event = event if len(found.events) < EVENT_PLACES or event in found.events else ""
+            if len(found.events) >= EVENT_PLACES and event not in found.events:
+                event = UNTRACKED
             found.events[event] = found.events.get(event, 0) + 1
         if len(found.places) < PLACES:
             found.places.append((name, number))

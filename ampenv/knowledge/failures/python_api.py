@@ -355,13 +355,21 @@ FAILURES: tuple[Failure, ...] = (
         mode="cann-env",
         component="python packages",
         # setuptools' pkg_resources checking a console script's requirements at its start
-        patterns=(r"The '[\w.-]{1,80}' distribution was not found and is required by",),
+        # (its requirement may carry versions: 'prompt-toolkit<2.0.0,>=1.0.0')
+        patterns=(
+            r"The '[\w.-]{1,80}(?:[<>=!~][^'\n]{0,80})?' distribution was not found and is "
+            r"required by",
+        ),
         codes=(),
         meaning="a program's entry point checked the packages it requires (pkg_resources) and "
         "one is not installed in the Python that runs it",
-        causes=("the package left out of the environment, or installed in another Python",),
-        fix="install the distribution the line names into that Python (`python -m pip install "
-        "<name>`, e.g. protobuf), then start the program again; `pip check` lists the rest",
+        causes=(
+            "the package left out of the environment, or installed in another Python",
+            "the package installed at a version outside the requirement the line quotes",
+        ),
+        fix="install the distribution the line names into that Python, at the versions it "
+        "names (`python -m pip install '<requirement as quoted>'`, e.g. protobuf), then start "
+        "the program again; `pip check` lists the rest",
         confirm=None,
         sources=(
             Source(
