@@ -599,8 +599,14 @@ class Scanner:
         """The failure ``line`` shows through ``failure``'s patterns (a family: the failure of
         the code it captured), with the match."""
         m = failure.search(line, digits, lowered)
-        if m is None or (failure.judge is not None and not judged(failure.judge, m)):
+        if m is None:
             return None
+        if failure.judge is not None:
+            # a terminal's row is judged with the rows above it of its line: what stands there
+            # (a WARNING mark, the words of a lookup that missed) counts as on the line
+            whole = (_in_whole_line(m, before) or m) if before else m
+            if not judged(failure.judge, whole):
+                return None
         context = failure.context
         if context is not None:
             facts = self._text_facts(context)
@@ -664,6 +670,14 @@ class Scanner:
         """One hit per failure: root causes first, generic follow-up codes last (see
         ``findings``)."""
         return findings(list(self._found.values()), bool(self._died))
+
+
+def _in_whole_line(m: re.Match[str], before: str) -> Optional[re.Match[str]]:
+    """``m``, a match in a wrapped row, as it stands in the whole line (``before`` the rows
+    above it); None where it does not stand there so (rows joined by mistake)."""
+    at = len(before) + m.start()
+    whole = m.re.search(before + m.string, at)
+    return whole if whole is not None and whole.start() == at else None
 
 
 def scan_lines(

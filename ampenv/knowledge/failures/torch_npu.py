@@ -3,8 +3,18 @@ interpreter built without its own C modules)."""
 
 from __future__ import annotations
 
+import re
+
 from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import CLASS, KB, Failure, Source
+
+# Python's warnings ("pandas/compat/__init__.py:84: UserWarning: ..."): the program goes on
+_WARNING = re.compile(r"\b\w{0,40}Warning: ?$")
+
+
+def _not_a_python_warning(m: re.Match[str]) -> bool:
+    return _WARNING.search(m.string, 0, m.start()) is None
+
 
 PAIR_FIX = (
     'pip install "torch==X.Y.*" "torch-npu==<the release paired with that torch and the '
@@ -614,7 +624,8 @@ FAILURES = (
         component="python",
         # its modules are the python-module family's (installs.json: python-build); a build
         # script's words for a Python without _lzma (pandas warns so and goes on: a mention)
-        patterns=(r"(?<!UserWarning: )Could not import the lzma module",),
+        patterns=(r"Could not import the lzma module",),
+        judge=_not_a_python_warning,
         codes=(),
         meaning="this Python lacks a C module of its own standard library (_ctypes, _ssl, "
         "_bz2, _lzma, _sqlite3, zlib): it was built from source before the library's headers "
