@@ -13,6 +13,12 @@ TORCH_NPU_INSTALL_FAQ = (
     "Ascend/pytorch docs/zh/installation_guide/faq.md@9e73e708ab9350d203475609f36f8a43f6a0c2ab"
 )
 
+# An agent skill's knowledge of torch_npu's builds (a pull request of mindspore-skills, unmerged)
+NPU_DEBUGGER = (
+    "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/issue_patterns.md"
+    "@bc95b42981432592030f7e2f2d137cb7250d6060"
+)
+
 FAILURES = (
     Failure(
         id="script-crlf-line-endings",
@@ -402,11 +408,7 @@ FAILURES = (
                 "@9e73e708ab9350d203475609f36f8a43f6a0c2ab (RunOpApiV2)",
                 "official",
             ),
-            Source(
-                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
-                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
-                "report",
-            ),
+            Source(NPU_DEBUGGER + " (section 6)", "report"),
         ),
         hints=("error",),  # (GCC's "error:"; pasted bare, its key "is not a member of")
     ),
@@ -437,11 +439,7 @@ FAILURES = (
                 "@517f2e7d0f202f38b76310706cb977ca2388ad21 (torch_npu_lib)",
                 "official",
             ),
-            Source(
-                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
-                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
-                "report",
-            ),
+            Source(NPU_DEBUGGER + " (section 6)", "report"),
         ),
         hints=("cannot", "unable"),
     ),
@@ -472,11 +470,7 @@ FAILURES = (
             Source("https://en.cppreference.com/w/cpp/types/is_convertible", "official"),
             Source("pytorch/pytorch aten/src/ATen/ATen.h (its C++17 check)", "official"),
             Source("https://github.com/boostorg/math/issues/355", "report"),
-            Source(
-                "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/"
-                "issue_patterns.md@bc95b42981432592030f7e2f2d137cb7250d6060 (section 6)",
-                "report",
-            ),
+            Source(NPU_DEBUGGER + " (section 6)", "report"),
         ),
         hints=("error",),  # (pasted bare: its key "was not declared in this scope")
     ),
