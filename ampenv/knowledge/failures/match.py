@@ -617,9 +617,9 @@ class Scanner:
         # an error mark before the code counts, the family's own context included
         if self.heed_levels and quiet(line, m.start("code"), before):
             return None
-        # a code's first line gives its meaning, unless the frame above decides it; an event's
-        # recovery is decoded apart from its occurrence (it ends the finding)
-        key = (failure.id, m.group("code"), recovered(m.group(0)))
+        # a code's first line gives its meaning, unless the frame above decides it; a device
+        # event's recovery is decoded apart from its occurrence (it ends the finding)
+        key = (failure.id, m.group("code"), failure.id == DEVICE_EVENTS and recovered(m.group(0)))
         decoded = None if failure.frame else self._decoded.get(key)
         if decoded is None:
             decoded = failure.decode(m)
