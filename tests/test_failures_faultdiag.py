@@ -306,6 +306,15 @@ def test_explain_names_a_recovered_event_as_over() -> None:
     (now,) = explain(event.replace("?", "1"))
     assert over.id == now.id == "fault-diag-Comp_Switch_L1_01" and over.ends and not now.ends
     assert "recovery" in failures([over]) and "recovery" not in failures([now])
+    # the device plugin's Kubernetes event of the same kind, and a log's lone recovery: nothing
+    k8s = (
+        "kube-system 8s Normal Recovery pod/ascend-device-plugin-daemonset-910-dlpmv device "
+        "fault, nodeName:k8smaster, assertion:Recovery, cardID:2, deviceID:0, faultCodes:80E18402,"
+        " faultLevelName:SeparateNPU"
+    )
+    (ended,) = explain(k8s)
+    assert ended.id == "fault-diag-0x80E18402" and ended.ends
+    assert scan_lines([k8s, event.replace("?", "0")], "log") == []
 
 
 def test_a_framework_s_own_code_names_it_and_a_look_alike_does_not() -> None:

@@ -62,14 +62,15 @@ def explain(query: str) -> list[Failure]:
     if q in code_tables.ACL_BY_NAME:
         return _by_code(code_tables.ACL_BY_NAME[q])
     # a pasted line is asked about: a logger's INFO mark on it does not make its code a mention
-    found = [hit.failure for hit in scan_lines(q.split("\n"), "query", heed_levels=False)]
+    asked = {"heed_levels": False, "tell_recoveries": True}
+    found = [hit.failure for hit in scan_lines(q.split("\n"), "query", **asked)]
     if found:
         return found
     # and it is an error's line, as its asker says: a message the scan reads only on a line
     # with an error's mark ("malloc size must be greater than zero", for one pass less over
     # every log) is read with one
     marked = [f"error: {line}" for line in q.split("\n")]
-    found = [hit.failure for hit in scan_lines(marked, "query", heed_levels=False)]
+    found = [hit.failure for hit in scan_lines(marked, "query", **asked)]
     if found:
         return found
     # a line with no error word for the scanner to find it by: an E-code's message without its

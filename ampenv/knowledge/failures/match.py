@@ -157,6 +157,9 @@ class Scanner:
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
+    # A recovery that ends no fault read before it is told itself (a line a person pastes to
+    # `ampenv explain` asks what it says; a log's lone recovery says nothing is wrong).
+    tell_recoveries: bool = False
     _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
     # The text being read (a file's whole text; a batch of lines fed one by one, partial when
     # more batches may follow) and its name, and the frameworks (their spellings) it names.
@@ -357,10 +360,10 @@ class Scanner:
                 continue
             said.add(failure.id)
             event = self._event_key(failure, joined, name)
-            if failure.ends:
-                self._end(failure.id, event)
-            else:
+            if not failure.ends:
                 self._record(failure, match, excerpt, name, number, event)
+            elif not self._end(failure.id, event) and self.tell_recoveries:
+                self._record(failure, match, excerpt, name, number)
 
     def _scan_window(
         self,
@@ -403,7 +406,8 @@ class Scanner:
             for failure, match, excerpt, _ in matches:
                 event = self._event_key(failure, part, name)
                 if failure.ends:  # a recovery: the fault read before it there is over
-                    self._end(failure.id, event)
+                    if not self._end(failure.id, event) and self.tell_recoveries:
+                        self._record(failure, match, excerpt, name, number)
                     said.discard(failure.id)
                     continue
                 if failure.family and (here.issuperset(failure.codes) if failure.codes else here):
@@ -424,13 +428,15 @@ class Scanner:
             return UNTRACKED
         return f"{name}\0{event_place(line.decode('utf-8', 'replace'))}"
 
-    def _end(self, failure_id: str, event: str) -> None:
+    def _end(self, failure_id: str, event: str) -> bool:
         """A recovery at ``event``'s place: the fault's occurrences there are over, and the
-        finding with them where it was seen nowhere else."""
+        finding with them where it was seen nowhere else. Whether it ended any."""
         found = self._found.get(failure_id)
-        if found is None or found.events.pop(event, None) is None or found.events:
-            return
-        del self._found[failure_id]
+        if found is None or found.events.pop(event, None) is None:
+            return False
+        if not found.events:
+            del self._found[failure_id]
+        return True
 
     def _matches(
         self,
@@ -685,10 +691,11 @@ def scan_lines(
     name: str,
     catalogue: Optional[tuple[Failure, ...]] = None,
     heed_levels: bool = True,
+    tell_recoveries: bool = False,
 ) -> list[Hit]:
     """The known failures in ``lines`` (one text, named ``name`` in the hits' positions). A
     text is split at "\\n" as a file is (``str.splitlines`` also splits at form feeds and
     U+2028, which a log's lines may hold)."""
-    scanner = Scanner(catalogue or (), heed_levels=heed_levels)
+    scanner = Scanner(catalogue or (), heed_levels=heed_levels, tell_recoveries=tell_recoveries)
     scanner.feed_lines(lines, name)
     return scanner.hits()
