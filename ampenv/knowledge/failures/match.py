@@ -157,9 +157,7 @@ class Scanner:
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
-    # A recovery that ends no fault read before it is told itself (a line a person pastes to
-    # `ampenv explain` asks what it says; a log's lone recovery says nothing is wrong).
-    tell_recoveries: bool = False
+    tell_recoveries: bool = False  # a recovery that ends no fault is told (`ampenv explain`'s)
     _fault_diag: bool = False  # the catalogue holds Fault-Diag's family: its rules read lines
     # The text being read (a file's whole text; a batch of lines fed one by one, partial when
     # more batches may follow) and its name, and the frameworks (their spellings) it names.
