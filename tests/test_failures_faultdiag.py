@@ -315,6 +315,9 @@ def test_explain_names_a_recovered_event_as_over() -> None:
     (ended,) = explain(k8s)
     assert ended.id == "fault-diag-0x80E18402" and ended.ends
     assert scan_lines([k8s, event.replace("?", "0")], "log") == []
+    # told as over, then seen again: the fault, as it now stands
+    (again,) = explain(f"{k8s}\n{k8s.replace('Recovery', 'Occur')}")
+    assert again.id == ended.id and not again.ends
 
 
 def test_a_framework_s_own_code_names_it_and_a_look_alike_does_not() -> None:

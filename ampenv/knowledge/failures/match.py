@@ -660,6 +660,8 @@ class Scanner:
         else:
             found.count += 1
             found.last = where
+            if found.failure.ends and not failure.ends:  # told as over, then seen again
+                found.failure = failure
         found.texts[name] = None
         if event:  # (past EVENT_PLACES places, the rest are kept as one that never recovers)
             if len(found.events) >= EVENT_PLACES and event not in found.events:
@@ -677,8 +679,7 @@ class Scanner:
 
 
 def _in_whole_line(m: re.Match[str], before: str) -> Optional[re.Match[str]]:
-    """``m``, a match in a wrapped row, as it stands in the whole line (``before`` the rows
-    above it); None where it does not stand there so (rows joined by mistake)."""
+    """``m`` of a wrapped row in its whole line (``before``: the rows above), else None."""
     at = len(before) + m.start()
     whole = m.re.search(before + m.string, at)
     return whole if whole is not None and whole.start() == at else None
