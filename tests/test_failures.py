@@ -25,6 +25,7 @@ from ampenv.knowledge.failures import (
     scan_lines,
 )
 from ampenv.knowledge.failures.findings import Hit
+from ampenv.knowledge.failures.lines import continued
 from ampenv.knowledge.failures.model import GENERIC
 
 if sys.version_info >= (3, 11):
@@ -192,18 +193,35 @@ def test_every_failure_fires_on_its_own_corpus_example() -> None:
 
 
 def test_every_pattern_fires_somewhere_in_the_corpus() -> None:
-    lines = [
-        line
-        for entry in POSITIVE
-        for line in (LOGS / entry["file"]).read_text(encoding="utf-8").splitlines()
-    ]
+    texts = [(LOGS / entry["file"]).read_bytes() for entry in POSITIVE]
+    lines = [line.decode("utf-8") for text in texts for line in text.splitlines()]
+
+    def read_on(following: int) -> list[str]:
+        """Each line with the indented lines after it an entry of ``following`` reads."""
+        return [
+            text[start:end].decode("utf-8") + continued(text, end, following)
+            for text in texts
+            for start, end in _line_spans(text)
+        ]
+
     dead = [
         (f.id, p)
         for f in CATALOGUE
         for p, regex in zip(f.patterns, f.regexes)
-        if not any(regex.search(line) for line in lines)
+        if not any(regex.search(line) for line in (read_on(f.following) if f.following else lines))
     ]
     assert dead == []
+
+
+def _line_spans(text: bytes) -> list[tuple[int, int]]:
+    """Where each line of ``text`` starts and ends (its newline excluded)."""
+    spans, start = [], 0
+    while start < len(text):
+        end = text.find(b"\n", start)
+        end = len(text) if end < 0 else end
+        spans.append((start, end))
+        start = end + 1
+    return spans
 
 
 def test_hints_are_sound_on_the_corpus() -> None:
@@ -1141,7 +1159,7 @@ def test_a_notice_is_a_note_only_where_the_texts_read_show_no_failure() -> None:
         assert [h.note for h in scan_lines([tbe, died], "t")] == [False], died
     for healthy in (
         "Exception ignored in: <function LLMEngine.__del__ at 0xfffd>\nTraceback (most recent "
-        "call last):\n  File \"/v/llm_engine.py\", line 9, in __del__\nAttributeError: x",
+        'call last):\n  File "/v/llm_engine.py", line 9, in __del__\nAttributeError: x',
         "| Train Error: 0.08 | Val Error: 0.11 |",
         "config: {'log_level': 'CRITICAL', 'killed': 0}",
         "Killed=0 Completed=128",

@@ -7,6 +7,7 @@ from ampenv.knowledge.failures.acl import FAILURES as ACL
 from ampenv.knowledge.failures.aicore_analysis import FAILURES as AICORE_ANALYSIS
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
+from ampenv.knowledge.failures.collectives import FAILURES as COLLECTIVES
 from ampenv.knowledge.failures.compiler import FAILURES as COMPILER
 from ampenv.knowledge.failures.containers import FAILURES as CONTAINERS
 from ampenv.knowledge.failures.conversion import FAILURES as CONVERSION
@@ -26,18 +27,22 @@ from ampenv.knowledge.failures.installs import families as installs
 from ampenv.knowledge.failures.media import FAILURES as MEDIA
 from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
+from ampenv.knowledge.failures.npu_options import FAILURES as NPU_OPTIONS
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
 from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
 from ampenv.knowledge.failures.rendezvous import FAILURES as RENDEZVOUS
 from ampenv.knowledge.failures.schedulers import FAILURES as SCHEDULERS
+from ampenv.knowledge.failures.serving import FAILURES as SERVING
 from ampenv.knowledge.failures.source_builds import FAILURES as SOURCE_BUILDS
 from ampenv.knowledge.failures.torch_npu import FAILURES as TORCH_NPU
+from ampenv.knowledge.failures.triton_limits import FAILURES as TRITON_LIMITS
 
 NAMED: tuple[Failure, ...] = (
     *ENVIRONMENT,
     *HOST_LIMITS,
+    *NPU_OPTIONS,
     *TORCH_NPU,
     *GPU_CODE,
     *CANN_PAIRING,
@@ -52,10 +57,13 @@ NAMED: tuple[Failure, ...] = (
     *AICORE_ANALYSIS,
     *OPERATOR_INPUTS,
     *INFERENCE_TOOLS,
+    *SERVING,
     *MEDIA,
     *HCCL,
     *RENDEZVOUS,
     *HCCL_CHECKS,
+    *COLLECTIVES,
+    *TRITON_LIMITS,
     *COMPILER,
     *CONVERSION,
     *SOURCE_BUILDS,

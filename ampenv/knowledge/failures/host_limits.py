@@ -1,6 +1,6 @@
 """What the host's or the container's limits refuse a job: the shared memory its processes
 pass data through, the files and sockets a process may hold open, the entropy its keys are
-made of."""
+made of, the ports it binds."""
 
 from __future__ import annotations
 
@@ -89,5 +89,36 @@ FAILURES = (
             ),
         ),
         hints=("fail",),
+    ),
+    Failure(
+        id="port-in-use",
+        mode="hccl",
+        component="host",
+        # Python's OSError for EADDRINUSE and ZeroMQ's ("zmq.error.ZMQError: Address already in
+        # use (addr='tcp://...')"); torch's rendezvous port has an entry of its own
+        patterns=(r"Error: (?:\[Errno 98\] )?Address already in use",),
+        codes=(),
+        judge=in_error_record,
+        meaning="a process of the job could not bind a port another process already holds: a "
+        "leftover process of an earlier run, another job on the node, or a component that "
+        "picks ports from a range the configured port falls in",
+        causes=(
+            "a process of an interrupted run still alive on the port",
+            "two services (or two jobs) configured with one port",
+            "a port inside a range another component takes at random (vLLM-Ascend's Mooncake "
+            "AscendDirectTransport: 20000 up to 20000 + 1000 x the NPUs of the node)",
+        ),
+        fix="find the holder: `ss -ltnp | grep :<port>` (the address on the line names the "
+        "port); end it, or configure a port nothing else takes, outside other components' "
+        "ranges (vLLM-Ascend with Mooncake: a kv_port below 20000 or past its range)",
+        confirm=None,
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend@c08364f761d756f7d37ba42b19b01d199e85001e (PR #6455, "
+                "kv_port and AscendDirectTransport's port range, commit message)",
+                "maintainer",
+            ),
+        ),
+        hints=("error",),
     ),
 )

@@ -439,8 +439,8 @@ FAILURES = (
         # fixed text, "Could not run", read in the pass for "not "). No kernel to make or copy
         # a tensor (empty*, _to_copy) is no backend registered at all.
         patterns=(
-            r"Could not run '(?:aten|torchvision)::(?!empty\b|empty_|_to_copy\b)[\w.]{1,80}' "
-            r"with\sarguments\sfrom\sthe\s'(?:NPUTensorId|PrivateUse1)'\sbackend",
+            r"Could not run '(?:aten|torchvision)::(?!empty\b|empty_|_to_copy\b)[\w.]{1,80}' with\s"
+            r"arguments\sfrom\sthe\s'(?:NPUTensorId|(?:Quantized|Sparse)?(?:PrivateUse1|npu))'",
         ),
         codes=(),
         meaning="no NPU kernel is registered for this operator under the NPU's dispatch key "

@@ -317,6 +317,37 @@ FAILURES: tuple[Failure, ...] = (
         hints=("error",),
     ),
     Failure(
+        id="torchvision-unpaired",
+        mode="torch-pairing",
+        component="torchvision",
+        patterns=(
+            # torchvision's own check (torchvision/extension.py) of its compiled ops
+            r"Error: Couldn't load custom C\+\+ ops\. This can happen if your PyTorch",
+            # the dispatcher's, where they never registered: torchvision::nms first (its
+            # detection models' and mmcv's); "\s": read in the pass for "not "
+            r"operator\storchvision::\w{1,60} does not exist",
+        ),
+        codes=(),
+        meaning="torchvision's compiled operators do not load: it was built for another torch "
+        "than the one installed (on Ascend, most often after torch was pinned to the release "
+        "torch_npu pairs with)",
+        causes=("a torchvision wheel of another torch release",),
+        fix="install the torchvision release paired with the installed torch (torch 2.1 - "
+        "torchvision 0.16, 2.4 - 0.19, 2.6 - 0.21, ...), with `pip install --no-deps` so pip "
+        "does not replace the torch that torch_npu is paired with",
+        confirm="python.stack",
+        sources=(
+            Source("pytorch/vision torchvision/extension.py (_assert_has_ops)", "official"),
+            Source("https://www.hiascend.com/forum/thread-0213116150727616010-1-1.html", "report"),
+            Source(
+                "modelscope/ms-swift@cd88e624291c8540bf3734dbf4dc99f29a00f4b0 (torch and "
+                "torchvision of other releases: operator torchvision::nms does not exist)",
+                "maintainer",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="mmcv-ops-missing",
         mode="torch-pairing",
         component="mmcv",

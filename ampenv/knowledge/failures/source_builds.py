@@ -171,6 +171,37 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="compiler-not-found",
+        mode="torch-pairing",
+        component="cmake",
+        # CMake's project() finding no C or C++ compiler, its reason on the indented line under
+        # "CMake Error at CMakeLists.txt:14 (project):"; pip prints it building a source package
+        patterns=(
+            r"CMake Error at [^\n]{0,300}\(project\):\n\s{0,8}No CMAKE_CX{0,2}_COMPILER could "
+            r"be found",
+        ),
+        following=1,
+        codes=(),
+        meaning="CMake found no C or C++ compiler on this host: building the package from "
+        "source (pip falls back to it where no wheel fits) needs a toolchain the image lacks",
+        causes=(
+            "a slim image or a fresh host without gcc and g++",
+            "CC or CXX naming a compiler that is not installed",
+        ),
+        fix="install the toolchain (yum install -y gcc gcc-c++ make cmake; apt-get install -y "
+        "build-essential cmake), or point CC / CXX at an installed one; then rerun the install "
+        "(or install a prebuilt wheel of the package instead)",
+        confirm=None,
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend@c42e21a5aa95d74886e251fef7ba0430d51f7a84 (PR #438, "
+                "the system dependencies in the install doc, commit message)",
+                "maintainer",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="libstdcxx-too-old",
         mode="cann-env",
         component="host",

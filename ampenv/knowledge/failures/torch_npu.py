@@ -28,27 +28,6 @@ TORCH_NPU_SYMBOLS = r"_ZN[KVRO]{0,3}(?:7c10_npu|6at_npu|9torch_npu|6op_api|9op_p
 
 FAILURES = (
     Failure(
-        id="torchvision-unpaired",
-        mode="torch-pairing",
-        component="torchvision",
-        # torchvision's own check (torchvision/extension.py) of its compiled ops
-        patterns=(r"Error: Couldn't load custom C\+\+ ops\. This can happen if your PyTorch",),
-        codes=(),
-        meaning="torchvision's compiled operators do not load: it was built for another torch "
-        "than the one installed (on Ascend, most often after torch was pinned to the release "
-        "torch_npu pairs with)",
-        causes=("a torchvision wheel of another torch release",),
-        fix="install the torchvision release paired with the installed torch (torch 2.1 - "
-        "torchvision 0.16, 2.4 - 0.19, 2.6 - 0.21, ...), with `pip install --no-deps` so pip "
-        "does not replace the torch that torch_npu is paired with",
-        confirm="python.stack",
-        sources=(
-            Source("pytorch/vision torchvision/extension.py (_assert_has_ops)", "official"),
-            Source("https://www.hiascend.com/forum/thread-0213116150727616010-1-1.html", "report"),
-        ),
-        hints=("error",),
-    ),
-    Failure(
         id="npu-helper-version",
         mode="torch-pairing",
         component="python",

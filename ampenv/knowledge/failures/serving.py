@@ -1,0 +1,105 @@
+"""What a serving engine says of its own start and of the work it queued: a model the hub may
+not fetch (offline, not in the cache), an engine not ready within the front end's wait, and
+device memory that ran out in work launched before the call that reports it."""
+
+from __future__ import annotations
+
+from ampenv.knowledge.failures.model import Failure, Source
+
+FAILURES = (
+    Failure(
+        id="hub-offline-not-cached",
+        mode="cann-env",  # the node set up without what the job reads
+        component="huggingface_hub",
+        # huggingface_hub's LocalEntryNotFoundError ("... in the disk cache and outgoing traffic
+        # has been disabled"), its snapshot_download's, and ModelScope's patch of it ("in the
+        # cached path")
+        patterns=(r"Cannot find [^\n]{0,160}outgoing traffic has been disabled",),
+        codes=(),
+        meaning="the model hub's client was told to stay offline (HF_HUB_OFFLINE=1, "
+        "TRANSFORMERS_OFFLINE=1, local_files_only=True) and the files asked for are not in its "
+        "cache: it may not download them",
+        causes=(
+            "a model never downloaded into this cache (another HF_HOME or cache_dir, another "
+            "user, a fresh container)",
+            "another revision or file than the one cached",
+        ),
+        fix="download the model into the cache the job reads while online (`huggingface-cli "
+        "download <model>` with the job's HF_HOME; ModelScope: `modelscope download`), or pass "
+        "the model's local folder instead of its hub name; or let the job download: unset "
+        "HF_HUB_OFFLINE / local_files_only",
+        confirm=None,
+        sources=(
+            Source(
+                "huggingface/huggingface_hub src/huggingface_hub/file_download.py "
+                "(local_files_only: LocalEntryNotFoundError; the public file index's id "
+                "158717666)",
+                "official",
+            ),
+            Source(
+                "vllm-project/vllm-ascend@7fe0469e279cc9446048809d90575efb8c960bde (PR #7179, "
+                "offline model downloads, commit message)",
+                "maintainer",
+            ),
+        ),
+        hints=("cannot",),
+    ),
+    Failure(
+        id="vllm-engine-not-ready",
+        mode="core-exception",  # a timeout
+        component="vllm",
+        # vLLM's front end (v1/engine/core_client.py) waits VLLM_ENGINE_READY_TIMEOUT_S (600 s)
+        patterns=(r"TimeoutError: Timed out waiting for engines to send initial message",),
+        codes=(),
+        meaning="vLLM's API server waited for its engine processes to report ready longer than "
+        "VLLM_ENGINE_READY_TIMEOUT_S (600 s unless set) and gave up: the engines were still "
+        "loading (a large model's weights, a slow disk, a graph compile), or one of them died "
+        "before it could report",
+        causes=(
+            "loading the weights (many shards, network storage) or compiling graphs takes "
+            "longer than the wait",
+            "an engine process that failed at its start: its own error is above this line",
+        ),
+        fix="look above for an engine's own error first; none: raise the wait, "
+        "VLLM_ENGINE_READY_TIMEOUT_S=<seconds> (e.g. 1800) in the server's environment, or "
+        "load faster (weights on local disk)",
+        confirm=None,
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend@1f71da80eba7cefe4b4a9f459d00e5409678bbb7 (PR #7098, "
+                "server start with a long weight load, commit message)",
+                "maintainer",
+            ),
+        ),
+        hints=("timeout",),
+    ),
+    Failure(
+        id="oom-in-async-step",
+        mode="device-memory",
+        component="mindie",
+        # torch_npu's and ATB's report through MindIE's model runner (MIE05E000005)
+        patterns=(r"Device out of memory during a previous asynchronous step",),
+        codes=(),
+        meaning="device memory ran out in work queued earlier (a graph, a collective's set-up) "
+        "and was reported at a later call: the call named is not the one that asked for the "
+        "memory, and HCCL's buffers are as likely as the model's tensors",
+        causes=(
+            "HCCL_BUFFSIZE raised far above its default (200 MB): each communicator takes "
+            "buffers of that size in device memory when it is set up",
+            "a batch, prefill or context too large for the memory left after the weights",
+        ),
+        fix="find the first error: rerun with ASCEND_GLOBAL_LOG_LEVEL=3 "
+        "ASCEND_SLOG_PRINT_TO_STDOUT=1; an HCCL_BUFFSIZE raised: set it back toward 200; "
+        "otherwise lower maxBatchSize / maxPrefillTokens (or the context length)",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "Ascend/MindIE-LLM@a87dd31bc494e269a3a6cba9bb5dc0ec5d0180a1 (merge request "
+                "Ascend/MindIE-LLM!481, test case 04: HCCL's communicator reported as an OOM, "
+                "commit message)",
+                "maintainer",
+            ),
+        ),
+        hints=("out of memory",),
+    ),
+)
