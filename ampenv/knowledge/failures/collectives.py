@@ -4,6 +4,7 @@ device the group has no backend for (a CPU tensor in an HCCL-only group)."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
 VLLM_ASCEND_9689 = (
@@ -17,8 +18,13 @@ FAILURES = (
         mode="hccl",
         component="torch.distributed",
         # Gloo's pair.cc: "op.preamble.length <= op.nbytes. 8 vs 4. Received data size doesn't
-        # match expected size. Is there a distributed collective mismatch in your code?"
-        patterns=(r"Is there a distributed collective mismatch",),  # wrapped after it too
+        # match expected size. Is there a distributed collective mismatch in your code?" (its
+        # older releases end at the sizes); torch's check under TORCH_DISTRIBUTED_DEBUG=DETAIL
+        patterns=(
+            r"Is there a distributed collective mismatch",  # wrapped after it too
+            r"enforce fail at [^\n]{0,300}\] op\.preamble\.length <= op\.nbytes\. \d{1,20} vs",
+            r"Detected mismatch between collectives on ranks",
+        ),
         codes=(),
         meaning="the ranks of one process group posted different collectives at the same step: "
         "one rank sent more bytes than its peer expected (Gloo compares the sizes), so they "
@@ -44,7 +50,7 @@ FAILURES = (
                 "official",
             ),
         ),
-        hints=("mismatch",),
+        hints=("mismatch", "fail"),
     ),
     Failure(
         id="collective-device-without-backend",
@@ -60,12 +66,14 @@ FAILURES = (
             "a tensor left on the CPU (a scalar, a flag, a metric, state offloaded to the CPU "
             "such as FSDP's CPUOffload) passed to all_reduce or broadcast",
             "the group created with one backend where the job passes tensors of two devices",
+            "an NPU tensor passed to a group made for the CPU (Gloo) only",
         ),
-        fix="move the tensor to the group's device before the call (t.npu()), or create the "
-        "group with a backend for each device: dist.init_process_group(backend="
-        '"cpu:gloo,npu:hccl") (new_group likewise); torch_npu\'s ShardedGradScaler with '
-        "FSDP's CPUOffload did this before the torch_npu releases with Ascend/pytorch!36151: "
-        "upgrade torch_npu",
+        fix="'cpu': move the tensor to the NPU before the call (t.npu()), or create the group "
+        'with a backend for each device: dist.init_process_group(backend="cpu:gloo,npu:hccl") '
+        "(new_group likewise); torch_npu's ShardedGradScaler with FSDP's CPUOffload did this "
+        "before Ascend/pytorch!36151: upgrade torch_npu; 'npu': the group is a CPU (Gloo) one: "
+        "run the call on an HCCL group, give that group hccl for npu as above, or move the "
+        "tensor to the CPU for it",
         confirm=None,
         sources=(
             Source(
@@ -80,5 +88,6 @@ FAILURES = (
             ),
         ),
         hints=("error",),
+        judge=in_error_record,  # a program that caught it and fell back to Gloo
     ),
 )

@@ -16,7 +16,6 @@ EVENTS = (
 )
 
 
-
 def _compdataerr(m: re.Match[str]) -> bool:
     # the page's example: cqeStatus=0x150000, 0x15 >> 1 = 0x0A; another reason is not the HBM's
     return int(m.group("status"), 16) >> 17 == 0x0A

@@ -96,7 +96,12 @@ FAILURES = (
         component="host",
         # Python's OSError for EADDRINUSE and ZeroMQ's ("zmq.error.ZMQError: Address already in
         # use (addr='tcp://...')"); torch's rendezvous port has an entry of its own
-        patterns=(r"Error: (?:\[Errno 98\] )?Address already in use",),
+        patterns=(
+            r"Error: (?:\[Errno 98\] )?Address already in use",
+            # asyncio's, as uvicorn logs it for an API server (vLLM's, MindIE's front ends)
+            r"\[Errno 98\] error while attempting to bind on address \([^\n]{0,120}\): address "
+            r"already in use",
+        ),
         codes=(),
         judge=in_error_record,
         meaning="a process of the job could not bind a port another process already holds: a "
@@ -107,10 +112,13 @@ FAILURES = (
             "two services (or two jobs) configured with one port",
             "a port inside a range another component takes at random (vLLM-Ascend's Mooncake "
             "AscendDirectTransport: 20000 up to 20000 + 1000 x the NPUs of the node)",
+            "no port named (a bind to port 0): the host's ephemeral ports are used up or "
+            "reserved (net.ipv4.ip_local_port_range)",
         ),
-        fix="find the holder: `ss -ltnp | grep :<port>` (the address on the line names the "
-        "port); end it, or configure a port nothing else takes, outside other components' "
-        "ranges (vLLM-Ascend with Mooncake: a kv_port below 20000 or past its range)",
+        fix="find the holder: `ss -ltnp | grep :<port>` with the port the job was given (the "
+        "line or its configuration); end it, or configure a port nothing else takes, outside "
+        "other components' ranges (vLLM-Ascend with Mooncake: a kv_port below 20000 or past its "
+        "range); no port given: `ss -s` and `sysctl net.ipv4.ip_local_port_range`",
         confirm=None,
         sources=(
             Source(

@@ -349,6 +349,35 @@ FAILURES = (
         hints=("err",),
     ),
     Failure(
+        id="visible-devices-unset",
+        mode="visible-devices",
+        component="framework",
+        # os.environ["ASCEND_RT_VISIBLE_DEVICES"] in a framework's worker (verl's
+        # get_device_uuid) where neither the scheduler nor Ray set it
+        patterns=(r"KeyError: '(?:ASCEND_RT_VISIBLE_DEVICES|ASCEND_VISIBLE_DEVICES)'",),
+        codes=(),
+        meaning="a framework read ASCEND_RT_VISIBLE_DEVICES (os.environ[...]) in a process "
+        "where nothing had set it: it expects the scheduler, the launcher or Ray to set it for "
+        "each worker",
+        causes=(
+            "a worker started without the variable (Ray sets it only for actors that ask for "
+            "NPUs; a job launched by hand sets none)",
+            "a framework release that reads it without a default",
+        ),
+        fix="export ASCEND_RT_VISIBLE_DEVICES=<the worker's device ids> in the job's "
+        "environment (Ray: runtime_env env_vars), or use a release of the framework that falls "
+        "back when it is unset (verl with PR #5100)",
+        confirm="env.npu",
+        sources=(
+            Source(
+                "verl-project/verl@72c109aca6b6ea1cb708537f2bc4d750056fefb2 (PR #5100, "
+                "Problem3, commit message)",
+                "maintainer",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="atb-operation-setup",
         mode="core-exception",
         component="ATB (NNAL)",
@@ -440,7 +469,9 @@ FAILURES = (
         # a tensor (empty*, _to_copy) is no backend registered at all.
         patterns=(
             r"Could not run '(?:aten|torchvision)::(?!empty\b|empty_|_to_copy\b)[\w.]{1,80}' with\s"
-            r"arguments\sfrom\sthe\s'(?:NPUTensorId|(?:Quantized|Sparse)?(?:PrivateUse1|npu))'",
+            # the dense key, or a sparse or quantized tensor's ('Quantizednpu', 'SparseCsrnpu')
+            r"arguments\sfrom\sthe\s'(?:NPUTensorId|(?:Quantized|Sparse(?:Csr)?)?"
+            r"(?:PrivateUse1|npu))'",
         ),
         codes=(),
         meaning="no NPU kernel is registered for this operator under the NPU's dispatch key "
@@ -458,7 +489,9 @@ FAILURES = (
         "this torch_npu release), or run that call on the CPU yourself: its inputs .cpu(), its "
         "result .npu(); newer torch_npu releases support more operators; your own build or "
         "extension: register the operator for PrivateUse1 (TORCH_LIBRARY_IMPL(aten, "
-        "PrivateUse1, m))",
+        "PrivateUse1, m)); a sparse or quantized tensor (the key's Sparse or Quantized): "
+        "torch_npu has few kernels for them: make it dense first (.to_dense(), "
+        "nn.Embedding(sparse=False)) or dequantize it, or run that call on the CPU",
         confirm=None,
         sources=(
             Source(
@@ -610,46 +643,6 @@ FAILURES = (
             ),
         ),
         hints=("cannot",),
-    ),
-    Failure(
-        id="kernel-grid-over-coredim",
-        mode="core-exception",
-        component="triton-ascend",
-        # the runtime refusing a launch whose grid (one program per block of work) is larger
-        # than a kernel launch may ask for
-        patterns=(
-            r"value \d{1,12} for parameter coreDim is invalid\. Expected (?:value: less than or "
-            r"equal to|<=) 65535",
-        ),
-        codes=(),
-        meaning="a kernel (a Triton-Ascend kernel, most often) was launched with more programs "
-        "than a launch may have (coreDim at most 65535): its grid grows with the input (one "
-        "program per token or row), so large batches pass the limit",
-        causes=(
-            "a Triton kernel written for GPUs, whose grid is one program per token or row, "
-            "given a batch past 65535 of them",
-        ),
-        fix="where the kernel's programs may run in any order, export "
-        "TRITON_ALL_BLOCKS_PARALLEL=1 (Triton-Ascend then fits the grid to the physical cores "
-        "and allows more than 65535; a kernel that depends on the order can deadlock); else "
-        "keep the grid within 65535: a fixed number of programs looping over the rows inside "
-        "the kernel (a larger BLOCK_SIZE), or the framework's release whose NPU path does so "
-        "(sglang's falls back to PyTorch operators there)",
-        confirm=None,
-        sources=(
-            Source(
-                "https://github.com/sgl-project/sglang/issues/28272 (fixed by its pull request "
-                "28293: PyTorch operators on NPUs)",
-                "maintainer",
-            ),
-            Source(
-                "triton-lang/triton-ascend docs/en/migration_guide/migrate_from_gpu.md and "
-                "environment_variable_reference.md@a84b1eb52b6215e2c171632f2df0892f1003cfc8 "
-                "(coreDim, TRITON_ALL_BLOCKS_PARALLEL)",
-                "official",
-            ),
-        ),
-        hints=("is invalid",),
     ),
     Failure(
         id="op-unsupported-in-capture",

@@ -1,7 +1,8 @@
-"""The rendezvous before HCCL: torch.distributed's store, through which the ranks exchange
-HCCL's root info, the master port it listens on, MPI, through which HCCL Test (CANN's
-hccl_test, the collectives' bandwidth test a node's bring-up runs) starts its ranks, and Ray's
-compiled graphs, through which vLLM's engine waits on its workers across nodes."""
+"""The rendezvous before HCCL: the launcher's variables torch.distributed's env:// reads, its
+store, through which the ranks exchange HCCL's root info, the master port it listens on, MPI,
+through which HCCL Test (CANN's hccl_test, the collectives' bandwidth test a node's bring-up
+runs) starts its ranks, and Ray's compiled graphs, through which vLLM's engine waits on its
+workers across nodes."""
 
 from __future__ import annotations
 
@@ -134,5 +135,38 @@ FAILURES = (
             ),
         ),
         hints=("timeout",),
+    ),
+    Failure(
+        id="launcher-variables-unset",
+        mode="hccl",
+        component="torch.distributed",
+        # torch.distributed's env:// rendezvous (rendezvous.py _env_error): "Error initializing
+        # torch.distributed using env:// rendezvous: environment variable RANK expected, but not
+        # set", wrapped before "environment" by some loggers
+        patterns=(
+            r"environment variable (?:RANK|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|LOCAL_RANK) "
+            r"expected, but not set",
+        ),
+        codes=(),
+        meaning="the process group was initialised from the environment (env://) in a process "
+        "no launcher started: RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT are what torchrun "
+        "(or the scheduler's launcher) sets for each process",
+        causes=(
+            "a distributed script or test run with python or pytest instead of torchrun",
+            "a scheduler's job (Kubernetes, Slurm) whose entry point is not the launcher",
+        ),
+        fix="start it with the launcher: torchrun --nproc_per_node=<devices> script.py (tests: "
+        "torchrun --nproc_per_node=N -m pytest ...); or set RANK, WORLD_SIZE, MASTER_ADDR and "
+        "MASTER_PORT for every process yourself",
+        confirm=None,
+        sources=(
+            Source(
+                "a vLLM unit-test log's notes, section 4 (the public file index's id "
+                "61561186270): run them under torchrun",
+                "report",
+            ),
+            Source("https://pytorch.org/docs/stable/elastic/run.html (torchrun)", "official"),
+        ),
+        hints=("not set",),
     ),
 )

@@ -4,6 +4,7 @@ device memory that ran out in work launched before the call that reports it."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
 FAILURES = (
@@ -14,7 +15,11 @@ FAILURES = (
         # huggingface_hub's LocalEntryNotFoundError ("... in the disk cache and outgoing traffic
         # has been disabled"), its snapshot_download's, and ModelScope's patch of it ("in the
         # cached path")
-        patterns=(r"Cannot find [^\n]{0,160}outgoing traffic has been disabled",),
+        patterns=(
+            r"Cannot find [^\n]{0,160}outgoing traffic has been disabled",
+            # snapshot_download's, raised offline only (the rest often wraps onto a next line)
+            r"Cannot find an appropriate cached snapshot folder for",
+        ),
         codes=(),
         meaning="the model hub's client was told to stay offline (HF_HUB_OFFLINE=1, "
         "TRANSFORMERS_OFFLINE=1, local_files_only=True) and the files asked for are not in its "
@@ -43,6 +48,7 @@ FAILURES = (
             ),
         ),
         hints=("cannot",),
+        judge=in_error_record,  # a program that tried the cache first and then downloaded
     ),
     Failure(
         id="vllm-engine-not-ready",
@@ -59,10 +65,13 @@ FAILURES = (
             "loading the weights (many shards, network storage) or compiling graphs takes "
             "longer than the wait",
             "an engine process that failed at its start: its own error is above this line",
+            "an engine that cannot reach the front end's address (several nodes with a wrong "
+            "--data-parallel-address, a port nothing listens on): a longer wait does not help",
         ),
-        fix="look above for an engine's own error first; none: raise the wait, "
-        "VLLM_ENGINE_READY_TIMEOUT_S=<seconds> (e.g. 1800) in the server's environment, or "
-        "load faster (weights on local disk)",
+        fix="look above for an engine's own error first; none, and the engines log their "
+        "loading: raise the wait, VLLM_ENGINE_READY_TIMEOUT_S=<seconds> (e.g. 1800) in the "
+        "server's environment, or load faster (weights on local disk); engines on other nodes: "
+        "check that they reach the address and ports the front end gave them",
         confirm=None,
         sources=(
             Source(

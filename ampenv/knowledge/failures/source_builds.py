@@ -174,23 +174,23 @@ FAILURES = (
         id="compiler-not-found",
         mode="torch-pairing",
         component="cmake",
-        # CMake's project() finding no C or C++ compiler, its reason on the indented line under
-        # "CMake Error at CMakeLists.txt:14 (project):"; pip prints it building a source package
-        patterns=(
-            r"CMake Error at [^\n]{0,300}\(project\):\n\s{0,8}No CMAKE_CX{0,2}_COMPILER could "
-            r"be found",
-        ),
-        following=1,
+        # CMake's project() finding no compiler for a language: "CMake Error at
+        # CMakeLists.txt:14 (project):", "No CMAKE_CXX_COMPILER could be found.", and its advice,
+        # wrapped at the same words whatever the language (the next row names CXX, CC, CUDACXX)
+        patterns=(r"Tell CMake where to find the compiler by setting either the environment",),
         codes=(),
-        meaning="CMake found no C or C++ compiler on this host: building the package from "
-        "source (pip falls back to it where no wheel fits) needs a toolchain the image lacks",
+        meaning="CMake found no compiler for a language the project enables (the lines above "
+        "name it: CMAKE_C_COMPILER, CMAKE_CXX_COMPILER, CMAKE_CUDA_COMPILER): building the "
+        "package from source (pip falls back to it where no wheel fits) needs a toolchain the "
+        "host lacks",
         causes=(
             "a slim image or a fresh host without gcc and g++",
-            "CC or CXX naming a compiler that is not installed",
+            "a project that builds CUDA code (CMAKE_CUDA_COMPILER) on a node without CUDA",
         ),
-        fix="install the toolchain (yum install -y gcc gcc-c++ make cmake; apt-get install -y "
-        "build-essential cmake), or point CC / CXX at an installed one; then rerun the install "
-        "(or install a prebuilt wheel of the package instead)",
+        fix="C or C++: install the toolchain (yum install -y gcc gcc-c++ make cmake; apt-get "
+        "install -y build-essential cmake), then rerun the install (or install a prebuilt "
+        "wheel of the package instead); CUDA: build the project's NPU or CPU variant (its "
+        "option that turns CUDA off)",
         confirm=None,
         sources=(
             Source(
