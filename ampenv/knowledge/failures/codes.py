@@ -44,8 +44,12 @@ SOLUTION = re.compile(r"\bSolution: ?(.{8,})", re.IGNORECASE)
 CAUSE = re.compile(
     r"\b(?:Possible Cause|Reason): ?(.{3,}?)(?=\sSolution:|$)", re.IGNORECASE | re.MULTILINE
 )
-# A line under an E-code that is CANN's advice or a traceback's start, not its message.
-_ADVICE_OR_TRACE = re.compile(r"(?:Possible Cause|Reason|Solution|TraceBack)\b", re.IGNORECASE)
+# A line under an E-code that is not its message: CANN's advice, a traceback or its frame, another
+# code, a record of its own (a bracket, a brace, a plog's stamp), anything not opening with a word.
+_NOT_A_MESSAGE = re.compile(
+    r"(?![A-Za-z])|(?:Possible Cause|Reason|Solution|TraceBack|File \"|E[0-9A-Z]\d{4}\b)",
+    re.IGNORECASE,
+)
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
 
@@ -197,7 +201,7 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
     if not said:  # the message on the indented line under the code, where a record wraps it
         said = more.strip().partition("\n")[0].strip(" :!.")[:EXCERPT]
-        said = "" if _ADVICE_OR_TRACE.match(said) else said
+        said = "" if _NOT_A_MESSAGE.match(said) else said
     official_title, message, official_cause, official_fix, found_in = e_codes.cann_e_row(code)
     title, known_cause, known_fix = e_codes.E_CODES.get(code, ("", "", ""))
     title = title or official_title

@@ -36,8 +36,10 @@ FAILURES = (
             "group that other ranks call with another tensor or not at all",
             "ranks running different code or library releases",
         ),
-        fix="rerun with TORCH_DISTRIBUTED_DEBUG=DETAIL: it checks every collective's "
-        "operation, shapes and dtypes across the ranks and names the first that differs; then "
+        fix="find the two collectives: torch's 'Detected mismatch between collectives' names "
+        "them (its ranks, operations and shapes); Gloo's sizes alone: rerun with "
+        "TORCH_DISTRIBUTED_DEBUG=DETAIL, which checks every collective's operation, shapes "
+        "and dtypes across the ranks and names the first that differs; then "
         "make every rank of the group call the same collectives in the same order with the "
         "same shapes (or give the other caller a group of its own); the same code and "
         "releases on every rank",

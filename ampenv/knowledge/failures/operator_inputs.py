@@ -5,6 +5,7 @@ code (or the framework's patch), not on the node."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import CLASS, Failure, Source, code_hints, hicann_page
 
 CASES = (
@@ -360,13 +361,15 @@ FAILURES = (
         "where nothing had set it: it expects the scheduler, the launcher or Ray to set it for "
         "each worker",
         causes=(
-            "a worker started without the variable (Ray sets it only for actors that ask for "
-            "NPUs; a job launched by hand sets none)",
+            "Ray told not to set it (RAY_EXPERIMENTAL_NOSET_ASCEND_RT_VISIBLE_DEVICES=1, as "
+            "vllm-ascend's guides set it), or a worker that asked for no NPU",
+            "a job launched by hand that sets none",
             "a framework release that reads it without a default",
         ),
-        fix="export ASCEND_RT_VISIBLE_DEVICES=<the worker's device ids> in the job's "
-        "environment (Ray: runtime_env env_vars), or use a release of the framework that falls "
-        "back when it is unset (verl with PR #5100)",
+        fix="export ASCEND_RT_VISIBLE_DEVICES=<the node's device ids, e.g. 0,1,2,3,4,5,6,7> in "
+        "the job's environment before Ray starts (with Ray's NOSET variable every worker sees "
+        "that list), or use a release of the framework that falls back when it is unset (verl "
+        "with PR #5100)",
         confirm="env.npu",
         sources=(
             Source(
@@ -376,6 +379,7 @@ FAILURES = (
             ),
         ),
         hints=("error",),
+        judge=in_error_record,
     ),
     Failure(
         id="atb-operation-setup",

@@ -6,6 +6,7 @@ workers across nodes."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
 HCCL_TEST_FAQ = Source(
@@ -168,5 +169,6 @@ FAILURES = (
             Source("https://pytorch.org/docs/stable/elastic/run.html (torchrun)", "official"),
         ),
         hints=("not set",),
+        judge=in_error_record,  # a test suite's skip, a warning of a program that went on
     ),
 )

@@ -21,17 +21,20 @@ FAILURES = (
             r"Cannot find an appropriate cached snapshot folder for",
         ),
         codes=(),
-        meaning="the model hub's client was told to stay offline (HF_HUB_OFFLINE=1, "
-        "TRANSFORMERS_OFFLINE=1, local_files_only=True) and the files asked for are not in its "
-        "cache: it may not download them",
+        meaning="the model hub's client looked only in its cache (HF_HUB_OFFLINE=1, "
+        "TRANSFORMERS_OFFLINE=1, local_files_only=True, or a library that retries from the "
+        "cache after the hub could not be reached) and the files asked for are not there",
         causes=(
             "a model never downloaded into this cache (another HF_HOME or cache_dir, another "
             "user, a fresh container)",
             "another revision or file than the one cached",
+            "no route to the hub (a node without internet, a proxy): libraries such as "
+            "faster-whisper then retry offline and report this",
         ),
-        fix="download the model into the cache the job reads while online (`huggingface-cli "
-        "download <model>` with the job's HF_HOME; ModelScope: `modelscope download`), or pass "
-        "the model's local folder instead of its hub name; or let the job download: unset "
+        fix="download the model into the cache the job reads where the hub is reachable "
+        "(`huggingface-cli download <model>` with the job's HF_HOME; ModelScope: `modelscope "
+        "download`), or pass the model's local folder instead of its hub name; a node without "
+        "internet: a mirror (HF_ENDPOINT) or a proxy; else let the job download: unset "
         "HF_HUB_OFFLINE / local_files_only",
         confirm=None,
         sources=(
