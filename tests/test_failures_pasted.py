@@ -15,7 +15,7 @@ import pytest
 from ampenv.knowledge.failures import Scanner, explain, scan_lines
 from ampenv.knowledge.failures.catalogue import CATALOGUE
 from ampenv.knowledge.failures.installs import TABLE_FILE
-from ampenv.knowledge.failures.lines import quiet, screen_lines
+from ampenv.knowledge.failures.lines import message_lines, quiet, screen_lines
 from ampenv.knowledge.failures.match import WRAPPED_TEXT
 from ampenv.knowledge.failures.model import required_text
 from tests.test_failures import LOGS, NEGATIVE, POSITIVE
@@ -222,6 +222,40 @@ def test_a_screens_lines_are_its_runs_of_full_rows_and_tables_are_not() -> None:
     assert list(screen_lines(table)) == []
     # one line at the width is not a screen's copy
     assert list(screen_lines(b"a" * 80 + b"\nb")) == []
+
+
+def test_an_exception_message_wrapped_by_hand_is_read_across_its_rows() -> None:
+    # a commit message's 72 columns: the from-clause, the module's name on the next row
+    drift = (
+        "ImportError: cannot import name 'resolve_hf_chat_template'\n"
+        "from 'vllm.entrypoints.chat_utils' (/w/vllm/entrypoints/chat_utils.py)\n"
+    )
+    module = (
+        "ValueError: ZStandard extension is unavailable because no module\n"
+        "named 'zstandard' or 'pyzstd'\n"
+    )
+    assert found(drift) == {"python-api-drift"}
+    assert found(module) == {"python-module-missing"}
+    # the rows, each with the space its wrap took; the line counts at its first row
+    assert [(i, rows) for i, _, rows in message_lines(b"start\n" + module.encode())] == [
+        (1, [module.split("\n")[0].encode() + b" ", b"named 'zstandard' or 'pyzstd'"])
+    ]
+
+
+def test_rows_that_do_not_continue_a_message_are_not_joined_to_it() -> None:
+    head = "ValueError: ZStandard extension is unavailable because no module"
+    for below in (
+        "  named 'zstandard'",  # indented: a message Python prints over lines
+        "INFO named 'zstandard'",  # a record of its own
+        "- named 'zstandard'",  # no word, quote or bracket first
+        "",
+    ):
+        assert list(message_lines(f"{head}\n{below}\n".encode())) == [], below
+    for above in ("ValueError: no module", head + "."):  # a short row; a sentence ended
+        assert list(message_lines(f"{above}\nnamed 'zstandard'\n".encode())) == [], above
+    # a wrapped message joins at most a few rows
+    rows_ = [head] + [f"and so on and so forth for the row number {n} of it" for n in range(9)]
+    assert [len(r) for *_, r in message_lines("\n".join(rows_).encode())] == [4]
 
 
 def test_a_screens_copy_is_looked_for_in_a_short_text_only_however_it_is_fed() -> None:

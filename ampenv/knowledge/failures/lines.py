@@ -353,16 +353,66 @@ def screen_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
 def screen_lines_of(shown: bytes, data: bytes) -> list[tuple[int, int, list[bytes]]]:
     """``screen_lines`` of ``shown``, the text as the terminal showed it (an ideographic space
     two columns wide), with each line's end and rows in ``data``, the same lines with plain
-    spaces (``plain_spaces``)."""
+    spaces (``plain_spaces``); and the ``message_lines`` of ``data`` off the screen's."""
     found = list(screen_lines(shown))
-    if shown is data or not found:
-        return found
-    ends = [m.start() for m in re.finditer(rb"\n", data)]
-    return [
-        (index, ends[last] if last < len(ends) else len(data), [plain_spaces(r) for r in rows])
-        for index, _, rows in found
-        for last in (index + len(rows) - 1,)
+    if shown is not data and found:
+        ends = [m.start() for m in re.finditer(rb"\n", data)]
+        found = [
+            (index, ends[last] if last < len(ends) else len(data), [plain_spaces(r) for r in rows])
+            for index, _, rows in found
+            for last in (index + len(rows) - 1,)
+        ]
+    on_screen = {index + n for index, _, rows in found for n in range(len(rows))}
+    return found + [
+        line
+        for line in message_lines(data)
+        if on_screen.isdisjoint(range(line[0], line[0] + len(line[2])))
     ]
+
+
+# An exception's message wrapped by hand (an issue's paste, a commit message's 72 columns): a
+# row flush left that opens with a word, a quote or a bracket and begins no record of its own
+# continues the row above while that row was long and ended no sentence. (Python indents the
+# rows of a message it prints over lines: a state_dict's missing keys.)
+_MESSAGE_HEAD = re.compile(
+    rb"^(?:\[[^\]\n]{0,40}\]:? ?)?[\w.]{0,80}(?:Error|Exception): \S", re.MULTILINE
+)
+_GOES_ON = re.compile(r"[\w'\"(\[/]")
+PROSE_WRAP = 40  # a row shorter than this was not wrapped
+PROSE_ROWS = 4
+
+
+def message_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
+    """The exception messages wrapped by hand in ``data``, as ``screen_lines`` gives a
+    screen's lines (each row but the last keeps the space its wrap took)."""
+    index, counted = 0, 0
+    for m in _MESSAGE_HEAD.finditer(data):
+        index += data.count(b"\n", counted, m.start())
+        counted = start = m.start()
+        rows: list[bytes] = []
+        while True:
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            rows.append(data[start:end].rstrip(b"\r"))
+            if end == len(data) or len(rows) == PROSE_ROWS:
+                break
+            after = data.find(b"\n", end + 1)
+            if not _goes_on(rows[-1], data[end + 1 : len(data) if after < 0 else after]):
+                break
+            start = end + 1
+        if len(rows) > 1:
+            yield index, end, [row + b" " for row in rows[:-1]] + rows[-1:]
+
+
+def _goes_on(row: bytes, below: bytes) -> bool:
+    said = row.decode("utf-8", "replace").rstrip()
+    shown = below.decode("utf-8", "replace").rstrip("\r")
+    return (
+        len(said) >= PROSE_WRAP
+        and said[-1] not in ".!?:"
+        and _GOES_ON.match(shown) is not None
+        and not starts_record(shown)
+    )
 
 
 def _columns(line: bytes) -> int:

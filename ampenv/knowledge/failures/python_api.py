@@ -502,6 +502,11 @@ FAILURES: tuple[Failure, ...] = (
         patterns=(
             r"(?:ModuleNotFound|Import)Error: No module named \\?['\"]?[A-Za-z]\w{0,60}"
             r"(?![\w.])",
+            # an exception's message that names the module it looked for (torch's DCP:
+            # "ZStandard extension is unavailable because no module named 'zstandard'"), in
+            # its case: a handled import's "import error: No module named 'triton'" is none
+            r"(?-i:[A-Z]\w{0,60}(?:Error|Exception): [^\n]{0,200}\bno module named) "
+            r"'[A-Za-z]\w{0,60}'",
         ),
         codes=(),
         meaning="the Python that ran the job found no module of that name: the package that "

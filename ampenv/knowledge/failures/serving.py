@@ -1,6 +1,7 @@
 """What a serving engine says of its own start and of the work it queued: a model the hub may
-not fetch (offline, not in the cache), an engine not ready within the front end's wait, and
-device memory that ran out in work launched before the call that reports it."""
+not fetch (offline, not in the cache), an engine not ready within the front end's wait, more
+ranks on a node than the devices its workers see, and device memory that ran out in work
+launched before the call that reports it."""
 
 from __future__ import annotations
 
@@ -113,5 +114,60 @@ FAILURES = (
             ),
         ),
         hints=("out of memory",),
+    ),
+    Failure(
+        id="vllm-world-over-visible-devices",
+        mode="visible-devices",
+        component="vllm",
+        # vLLM's worker (and vllm-ascend's, which counts torch.npu.device_count(), or 0 where
+        # torch.npu is not available) checks the ranks it runs on this node against the devices
+        patterns=(
+            r"AssertionError: local_world_size \(\d{1,6}\) must be less than or equal to the "
+            r"number of visible devices \(\d{1,6}\)",
+        ),
+        codes=(),
+        meaning="vLLM was asked to run more ranks on one node (tensor x pipeline parallel, or "
+        "the data-parallel ranks placed there) than the devices its workers see on that node; "
+        "(0): they see none at all (torch.npu not available)",
+        causes=(
+            "(0): ASCEND_RT_VISIBLE_DEVICES set empty or to ids this node does not have, a "
+            "container started without the NPUs or the driver mounted, or torch_npu failing to "
+            "initialise the device (the CANN environment not sourced in the worker)",
+            "tensor_parallel_size x pipeline_parallel_size (x data_parallel_size_local) larger "
+            "than the node's devices, or than the ids ASCEND_RT_VISIBLE_DEVICES lists",
+            "several nodes meant, but each started as if the whole world ran on it (no "
+            "--nnodes / --node-rank, or a Ray cluster that placed the ranks otherwise); with "
+            "Ray, vllm-ascend releases of late 2025 checked the whole world against one node's "
+            "devices",
+        ),
+        fix="count what a worker sees, in the job's environment: `python -c 'import torch, "
+        "torch_npu; print(torch.npu.device_count())'` and `echo $ASCEND_RT_VISIBLE_DEVICES`; "
+        "(0): unset ASCEND_RT_VISIBLE_DEVICES or list this node's ids (`npu-smi "
+        "info`), start the container with the NPUs (/dev/davinciN, /dev/davinci_manager, "
+        "/dev/devmm_svm, /dev/hisi_hdc) and the driver mounted, source the CANN set_env.sh in "
+        "the worker's environment (`ampenv doctor --only npu.devices,env.npu`); fewer than the "
+        "ranks: lower tensor_parallel_size x pipeline_parallel_size to the devices of one node, "
+        "list more ids in ASCEND_RT_VISIBLE_DEVICES, or spread the ranks over nodes: --nnodes N "
+        "--node-rank R on each (the mp backend) or a Ray cluster with each node's devices, on a "
+        "vllm-ascend release whose check skips Ray",
+        confirm="npu.devices",
+        sources=(
+            Source(
+                "vllm-project/vllm-ascend vllm_ascend/worker/worker_v1.py _init_device (the "
+                "public file index's id 51773839837)",
+                "official",
+            ),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/4456 (Ray multi-node, a "
+                "release's check of the whole world on one node; fixed by PR #4457)",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/14628 (no device visible "
+                "to the workers)",
+                "report",
+            ),
+        ),
+        hints=("error",),
     ),
 )
