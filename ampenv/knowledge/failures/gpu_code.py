@@ -99,6 +99,10 @@ FAILURES = (
             # raised, not a model's warning that goes on without it ("`flash-attention` package
             # not found, consider installing for better performance: No module named ...")
             r"Error: No module named \\?['\"]?flash_attn(?:_2_cuda)?(?![\w.])",
+            # transformers' check for attn_implementation="flash_attention_2", and the
+            # package's metadata it looked up
+            r"the package flash_attn seems to be not installed",
+            r"PackageNotFoundError: No package metadata was found for flash[_-]attn\b",
         ),
         codes=(),
         judge=unhandled,
@@ -109,12 +113,16 @@ FAILURES = (
             "demands every module the file names before it runs, guarded or not",
             "code written for GPUs imports flash_attn (its bert_padding helpers, "
             "flash_attn_varlen_func) directly",
+            "attn_implementation='flash_attention_2' with a transformers release that wants the "
+            "package for it: on NPUs a release without PR #36696's NPU flash attention, or one "
+            "between PR #39474 and its fix #39844",
         ),
         fix="on an NPU node do not install flash_attn (on a GPU node: the flash-attn wheel "
         "built for its CUDA and torch); comment out the flash_attn imports of the "
         "model's modeling_*.py (its weights folder, or the cached copy under "
         "~/.cache/huggingface/modules/transformers_modules) and load it with "
-        "attn_implementation='sdpa' or 'eager'; where flash attention is wanted use "
+        "attn_implementation='sdpa' or 'eager' (the same for a job that asks for "
+        "'flash_attention_2' itself); where flash attention is wanted use "
         "torch_npu.npu_fusion_attention, or a transformers release with "
         "integrations/npu_flash_attention.py, which serves 'flash_attention_2' on NPUs",
         confirm="python.stack",
@@ -135,8 +143,18 @@ FAILURES = (
                 "official",
             ),
             Source("easyr1's NPU patterns catalogue, index id 51770230308 (NPU-CP-005)", "report"),
+            Source(
+                "https://github.com/huggingface/transformers/pull/36383 (on NPUs, 'sdpa' for "
+                "flash_attention_2)",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/huggingface/transformers/pull/39844 (flash_attention_2 "
+                "without the package on NPUs again)",
+                "maintainer",
+            ),
         ),
-        hints=("no module named", "not found"),
+        hints=("no module named", "not found", "not installed", "error"),
     ),
     Failure(
         id="transformers-fp16-cuda-only",

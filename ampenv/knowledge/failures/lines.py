@@ -373,43 +373,62 @@ def screen_lines_of(shown: bytes, data: bytes) -> list[tuple[int, int, list[byte
 # An exception's message wrapped by hand (an issue's paste, a commit message's 72 columns): a
 # row flush left that opens with a word, a quote or a bracket and begins no record of its own
 # continues the row above while that row was long and ended no sentence. (Python indents the
-# rows of a message it prints over lines: a state_dict's missing keys.)
+# rows of a message it prints over lines: a state_dict's missing keys.) A relay's prefix (a
+# quote's "> ", srun's "3: ") stands before each row.
+_RELAYED = re.compile(RELAY.encode())
 _MESSAGE_HEAD = re.compile(
-    rb"^(?:\[[^\]\n]{0,40}\]:? ?)?[\w.]{0,80}(?:Error|Exception): \S", re.MULTILINE
+    # (a full-width colon: an input method's, typed into a title)
+    rb"^" + RELAY.encode() + rb"(?:\[[^\]\n]{0,40}\]:? ?)?[\w.]{0,80}(?:Error|Exception)"
+    rb"(?:: |\xef\xbc\x9a) ?\S",
+    re.MULTILINE,
 )
 _GOES_ON = re.compile(r"[\w'\"(\[/]")
-PROSE_WRAP = 40  # a row shorter than this was not wrapped
+PROSE_WRAP = 40  # a row narrower than this (in columns) was not wrapped
 PROSE_ROWS = 4
+# the messages read so in one text: a person wraps a few; a flood of made-up ones stays bounded
+PROSE_LINES = 256
 
 
 def message_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
     """The exception messages wrapped by hand in ``data``, as ``screen_lines`` gives a
-    screen's lines (each row but the last keeps the space its wrap took)."""
-    index, counted = 0, 0
+    screen's lines: the first row whole, the rows after it without their relay's prefix, each
+    row but the last with the space its wrap took."""
+    index, counted, joined = 0, 0, 0
     for m in _MESSAGE_HEAD.finditer(data):
+        if joined == PROSE_LINES:
+            return
         index += data.count(b"\n", counted, m.start())
-        counted = start = m.start()
-        rows: list[bytes] = []
-        while True:
-            end = data.find(b"\n", start)
-            end = len(data) if end < 0 else end
-            rows.append(data[start:end].rstrip(b"\r"))
-            if end == len(data) or len(rows) == PROSE_ROWS:
+        counted = m.start()
+        end = _row_end(data, m.start())
+        rows = [data[m.start() : end].rstrip(b"\r")]
+        said = _unrelayed(rows[0])
+        while end < len(data) and len(rows) < PROSE_ROWS:
+            below = _unrelayed(data[end + 1 : _row_end(data, end + 1)].rstrip(b"\r"))
+            if not _goes_on(said, below):
                 break
-            after = data.find(b"\n", end + 1)
-            if not _goes_on(rows[-1], data[end + 1 : len(data) if after < 0 else after]):
-                break
-            start = end + 1
+            rows.append(below)
+            said, end = below, _row_end(data, end + 1)
         if len(rows) > 1:
+            joined += 1
             yield index, end, [row + b" " for row in rows[:-1]] + rows[-1:]
+
+
+def _row_end(data: bytes, start: int) -> int:
+    end = data.find(b"\n", start)
+    return len(data) if end < 0 else end
+
+
+def _unrelayed(row: bytes) -> bytes:
+    m = _RELAYED.match(row)
+    return row[m.end() :] if m else row
 
 
 def _goes_on(row: bytes, below: bytes) -> bool:
     said = row.decode("utf-8", "replace").rstrip()
-    shown = below.decode("utf-8", "replace").rstrip("\r")
+    shown = below.decode("utf-8", "replace")
     return (
-        len(said) >= PROSE_WRAP
-        and said[-1] not in ".!?:"
+        (len(said) if said.isascii() else _columns(row.rstrip())) >= PROSE_WRAP
+        and said[-1] not in ".!?:\u3002\uff01\uff1f\uff1a"
         and _GOES_ON.match(shown) is not None
         and not starts_record(shown)
     )

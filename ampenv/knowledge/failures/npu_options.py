@@ -1,6 +1,7 @@
-"""torch_npu's options read from the environment (its OptionsManager): a value it does not
-take is not an error, it is replaced by the default with one warning, and the job runs with a
-setting its owner did not choose."""
+"""Options read from the environment: torch_npu's (its OptionsManager), where a value it does
+not take is not an error, it is replaced by the default with one warning, and the job runs with a
+setting its owner did not choose; and Megatron's check of CUDA's connection count, which it makes
+on NPUs too."""
 
 from __future__ import annotations
 
@@ -45,5 +46,42 @@ FAILURES = (
             ),
         ),
         hints=("error",),  # read through its words: the line is a warning
+    ),
+    Failure(
+        id="megatron-max-connections-unset",
+        mode="hccl",  # a distributed job's set-up
+        component="megatron",
+        # Megatron's validate_args (and the layers' checks): tensor, context or sequence
+        # parallelism, or the async all-reduce, with CUDA_DEVICE_MAX_CONNECTIONS other than "1"
+        patterns=(
+            r"Error: Using [\w ]{1,80} requires? setting the environment variable "
+            r"CUDA_DEVICE_MAX_CONNECTIONS to 1",
+        ),
+        codes=(),
+        meaning="Megatron (also under MindSpeed, and verl's Megatron and MindSpeed engines) "
+        "refuses tensor, context or sequence parallelism unless CUDA_DEVICE_MAX_CONNECTIONS is "
+        "1 in the rank's environment (on CUDA it orders kernels so that communication overlaps "
+        "computation); the check is made on NPUs as well",
+        causes=(
+            "the launch script does not export it, or exports it where the ranks do not inherit "
+            "it (Ray workers take their environment from runtime_env)",
+        ),
+        fix="export CUDA_DEVICE_MAX_CONNECTIONS=1 in every rank's environment: the launch "
+        "script before torchrun; Ray workers through runtime_env env_vars (verl with "
+        "MindSpeed: PR #7040 sets it)",
+        confirm=None,
+        sources=(
+            Source(
+                "verl-project/verl@748858b98d4ecb243af9e0db0732a6ef0f396822 (PR #7040, the "
+                "MindSpeed engine's Ray workers, commit message and diff)",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/flagos-ai/FlagScale/pull/1288 (Megatron's check on non-CUDA "
+                "devices)",
+                "report",
+            ),
+        ),
+        hints=("error",),
     ),
 )

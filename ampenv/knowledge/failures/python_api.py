@@ -1,6 +1,7 @@
 """Python's own words for code and a library of releases not made for each other: a call with
 an argument the installed function does not take, an attribute or a submodule the installed
-release lacks, and an import that found something else than the package; and the loader's
+release lacks, and an import that found something else than the package (a source checkout, a
+file named like it); and the loader's
 words for a shared library it cannot find, where no package's entry names the library.
 
 These are the frameworks' pairings above torch_npu (vllm beside vllm-ascend, transformers
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures.lines import below_error
+from ampenv.knowledge.failures.lines import below_error, in_error_record
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 # What comes before a call Python names in its TypeError: the exception's own ": " (or a repr's
@@ -143,6 +144,47 @@ FAILURES: tuple[Failure, ...] = (
         rank=CLASS,
         fallback=True,
         judge=unhandled,
+    ),
+    Failure(
+        id="torch-npu-source-tree",
+        mode="torch-pairing",
+        component="torch_npu",
+        # the built extension, or torch's version.py that only a build writes ("; 'torch' is
+        # not a package" after it is a file named torch.py, not this)
+        patterns=(r"No module named '(?:torch(?:_npu)?\._C|torch\.version)'(?!; )",),
+        codes=(),
+        meaning="Python imported a torch_npu (or torch) without its built extension: a source "
+        "checkout (the current directory, or one on PYTHONPATH), or an install that is broken "
+        "or was built for another Python",
+        causes=(
+            "python started inside the Ascend/pytorch (or PyTorch) checkout, or a test run from "
+            "it: its torch_npu/ (torch/) folder hides the installed package",
+            "an install without its extension (interrupted, or files copied by hand) or a wheel "
+            "for another Python version (its extension's name does not load)",
+        ),
+        fix="see where it came from: the traceback's frames (or `python -c 'import torch; "
+        "print(torch.__file__)'`); a checkout: cd to another directory and run python again "
+        "(or take it off PYTHONPATH); an install: reinstall the wheel for this interpreter, "
+        "`python -m pip install --force-reinstall torch==<release>` (torch-npu likewise) with "
+        "the Python that runs the job",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/Ascend/pytorch/issues/24", "maintainer"),
+            Source("https://github.com/pytorch/pytorch/issues/788", "maintainer"),
+            Source(
+                "https://github.com/pytorch/pytorch/issues/574 (a wheel renamed for another "
+                "Python)",
+                "maintainer",
+            ),
+            Source(
+                "computing-infra/pytorch-infra docs/npu-test-plan.md"
+                "@60fee41a06931dd2f069c9082deea041b4223361 (question 9: tests importing the "
+                "PyTorch checkout's torch)",
+                "report",
+            ),
+        ),
+        hints=("no module named",),
+        judge=in_error_record,
     ),
     Failure(
         id="python-module-shadowed",
@@ -502,10 +544,11 @@ FAILURES: tuple[Failure, ...] = (
         patterns=(
             r"(?:ModuleNotFound|Import)Error: No module named \\?['\"]?[A-Za-z]\w{0,60}"
             r"(?![\w.])",
-            # an exception's message that names the module it looked for (torch's DCP:
+            # an exception's message that gives a missing module as its reason (torch's DCP:
             # "ZStandard extension is unavailable because no module named 'zstandard'"), in
-            # its case: a handled import's "import error: No module named 'triton'" is none
-            r"(?-i:[A-Z]\w{0,60}(?:Error|Exception): [^\n]{0,200}\bno module named) "
+            # its case: a handled import's "import error: No module named 'triton'" is none, and
+            # a registry's "X has no module named 'y'" names none of Python's
+            r"(?-i:[A-Z]\w{0,60}(?:Error|Exception): [^\n]{0,200}\bbecause no module named) "
             r"'[A-Za-z]\w{0,60}'",
         ),
         codes=(),

@@ -124,6 +124,10 @@ FAILURES = (
         patterns=(
             r"AssertionError: local_world_size \(\d{1,6}\) must be less than or equal to the "
             r"number of visible devices \(\d{1,6}\)",
+            # the older executors' (vLLM's V0 for GPUs, vllm-ascend's first for NPUs)
+            r"Error: please (?:ensure that world_size \(\d{1,6}\) is less than than|set "
+            r"tensor_parallel_size \(\d{1,6}\) to less than) max local (?:gpu|Ascend npu) count "
+            r"\(\d{1,6}\)",
         ),
         codes=(),
         meaning="vLLM was asked to run more ranks on one node (tensor x pipeline parallel, or "
@@ -142,14 +146,15 @@ FAILURES = (
         ),
         fix="count what a worker sees, in the job's environment: `python -c 'import torch, "
         "torch_npu; print(torch.npu.device_count())'` and `echo $ASCEND_RT_VISIBLE_DEVICES`; "
-        "(0): unset ASCEND_RT_VISIBLE_DEVICES or list this node's ids (`npu-smi "
-        "info`), start the container with the NPUs (/dev/davinciN, /dev/davinci_manager, "
-        "/dev/devmm_svm, /dev/hisi_hdc) and the driver mounted, source the CANN set_env.sh in "
-        "the worker's environment (`ampenv doctor --only npu.devices,env.npu`); fewer than the "
-        "ranks: lower tensor_parallel_size x pipeline_parallel_size to the devices of one node, "
-        "list more ids in ASCEND_RT_VISIBLE_DEVICES, or spread the ranks over nodes: --nnodes N "
-        "--node-rank R on each (the mp backend) or a Ray cluster with each node's devices, on a "
-        "vllm-ascend release whose check skips Ray",
+        "(0): unset ASCEND_RT_VISIBLE_DEVICES or list this node's ids (`npu-smi info`), start "
+        "the container with the NPUs (/dev/davinciN, /dev/davinci_manager, /dev/devmm_svm, "
+        "/dev/hisi_hdc) and the driver mounted, source the CANN set_env.sh in the worker's "
+        "environment (`ampenv doctor --only npu.devices,env.npu`); fewer than the ranks: lower "
+        "tensor_parallel_size x pipeline_parallel_size (and --data-parallel-size-local) to the "
+        "devices of one node, or list more ids in ASCEND_RT_VISIBLE_DEVICES (not under Ray, "
+        "which sets each worker's own); ranks over several nodes: --nnodes N --node-rank R on "
+        "each (the mp backend), or a vllm-ascend release whose check skips Ray; vLLM inside a "
+        "trainer (verl): the vLLM release that trainer release is made for",
         confirm="npu.devices",
         sources=(
             Source(
@@ -165,6 +170,14 @@ FAILURES = (
             Source(
                 "https://github.com/vllm-project/vllm-ascend/issues/14628 (no device visible "
                 "to the workers)",
+                "report",
+            ),
+            Source(
+                "https://github.com/vllm-project/vllm/issues/5790 (one GPU visible)", "maintainer"
+            ),
+            Source(
+                "https://github.com/lasgroup/SDPO/issues/34 (verl with a vLLM release it was not "
+                "made for)",
                 "report",
             ),
         ),

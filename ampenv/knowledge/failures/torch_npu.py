@@ -356,35 +356,6 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
-        id="torch-npu-source-tree",
-        mode="torch-pairing",
-        component="torch_npu",
-        # the built extension, or torch's version.py that only a build writes
-        patterns=(r"No module named 'torch(?:_npu)?\._C'", r"No module named 'torch\.version'"),
-        codes=(),
-        meaning="Python imported torch_npu (or torch) from its source tree (the current "
-        "directory, or a checkout on PYTHONPATH), which has no built extension",
-        causes=(
-            "python started inside the Ascend/pytorch (or PyTorch) checkout, or a test run from "
-            "it: its torch_npu/ (torch/) folder hides the installed package",
-            "an installed package without its extension (an interrupted install)",
-        ),
-        fix="cd to another directory and run python again (or take the checkout off "
-        "PYTHONPATH); `python -c 'import torch; print(torch.__file__)'` names the one imported: "
-        "one in site-packages is a broken install, pip install --force-reinstall that release",
-        confirm="python.stack",
-        sources=(
-            Source("https://github.com/Ascend/pytorch/issues/24", "maintainer"),
-            Source(
-                "computing-infra/pytorch-infra docs/npu-test-plan.md"
-                "@60fee41a06931dd2f069c9082deea041b4223361 (question 9: tests importing the "
-                "PyTorch checkout's torch)",
-                "report",
-            ),
-        ),
-        hints=("no module named",),
-    ),
-    Failure(
         id="torch-npu-not-installed",
         mode="torch-pairing",
         component="torch_npu",
