@@ -80,7 +80,7 @@ def _text(entry: dict) -> str:
 
 # a logger's records and a relay's string hold a program's lines, never the rows a person
 # wrapped a message into when pasting it
-RELAYED = ("json", "repr")
+AS_RECORDS = ("json", "repr")
 
 
 def _wrapped_by_hand(text: str, expected: str) -> bool:
@@ -96,7 +96,7 @@ def test_every_positive_reads_the_same_reshaped(shape: str) -> None:
         e["file"]
         for e in POSITIVE
         if e["expect"][0] not in found(RESHAPED[shape](_text(e)))
-        and not (shape in RELAYED and _wrapped_by_hand(_text(e), e["expect"][0]))
+        and not (shape in AS_RECORDS and _wrapped_by_hand(_text(e), e["expect"][0]))
     ]
     assert lost == []
 
