@@ -279,9 +279,15 @@ def test_rows_that_do_not_continue_a_message_are_not_joined_to_it() -> None:
     # a wrapped message joins at most a few rows
     rows_ = [head] + [f"and so on and so forth for the row number {n} of it" for n in range(9)]
     assert [len(r) for *_, r in message_lines("\n".join(rows_).encode())] == [4]
-    # and a text of many reads a bounded number of them
-    flood = f"{head}\nnamed 'zstandard'\n".encode() * (PROSE_LINES + 50)
-    assert len(list(message_lines(flood))) == PROSE_LINES
+    # and a text of many reads a bounded number of them, the last (a job fails at its end)
+    flood = f"{head}\nnamed 'x'\n" * (PROSE_LINES + 50) + f"{head}\nnamed 'zstandard'"
+    last = list(message_lines(flood.encode()))
+    assert len(last) == PROSE_LINES and last[-1][2][-1] == b"named 'zstandard'"
+    # a row behind another relay's prefix is another process's (rank 5's under rank 3's)
+    assert list(message_lines(f"3: {head}\n5: named 'zstandard'\n".encode())) == []
+    # a row under a head without a prefix is read whole ("2 devices" is no line number)
+    wrapped = message_lines(b"ValueError: a world of 4 ranks needs at least\n2 devices\n")
+    assert [rows[-1] for *_, rows in wrapped] == [b"2 devices"]
 
 
 def test_a_screens_copy_is_looked_for_in_a_short_text_only_however_it_is_fed() -> None:

@@ -113,14 +113,18 @@ FAILURES = (
             "demands every module the file names before it runs, guarded or not",
             "code written for GPUs imports flash_attn (its bert_padding helpers, "
             "flash_attn_varlen_func) directly",
+            "a flash_attn module without its package's metadata (a stub or shim some images and "
+            "ports install): transformers finds the module, then no package "
+            "(PackageNotFoundError)",
             "attn_implementation='flash_attention_2' with a transformers release that wants the "
             "package for it: on NPUs a release without PR #36696's NPU flash attention, or one "
             "between PR #39474 and its fix #39844",
         ),
         fix="on an NPU node do not install flash_attn (on a GPU node: the flash-attn wheel "
-        "built for its CUDA and torch); comment out the flash_attn imports of the "
-        "model's modeling_*.py (its weights folder, or the cached copy under "
-        "~/.cache/huggingface/modules/transformers_modules) and load it with "
+        "built for its CUDA and torch), and remove a stub that has no metadata (`python -c "
+        "'import flash_attn; print(flash_attn.__file__)'` finds it); comment out the "
+        "flash_attn imports of the model's modeling_*.py (its weights folder, or the cached "
+        "copy under ~/.cache/huggingface/modules/transformers_modules) and load it with "
         "attn_implementation='sdpa' or 'eager' (the same for a job that asks for "
         "'flash_attention_2' itself); where flash attention is wanted use "
         "torch_npu.npu_fusion_attention, or a transformers release with "

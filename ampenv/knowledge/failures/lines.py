@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from typing import Optional
@@ -390,27 +391,29 @@ PROSE_LINES = 256
 
 
 def message_lines(data: bytes) -> Iterator[tuple[int, int, list[bytes]]]:
-    """The exception messages wrapped by hand in ``data``, as ``screen_lines`` gives a
-    screen's lines: the first row whole, the rows after it without their relay's prefix, each
-    row but the last with the space its wrap took."""
-    index, counted, joined = 0, 0, 0
+    """The exception messages wrapped by hand in ``data``, the last PROSE_LINES of them (a job
+    fails at its log's end), as ``screen_lines`` gives a screen's lines: the first row whole,
+    the rows after it without their relay's prefix, each row but the last with the space its
+    wrap took."""
+    found: deque[tuple[int, int, list[bytes]]] = deque(maxlen=PROSE_LINES)
+    index, counted = 0, 0
     for m in _MESSAGE_HEAD.finditer(data):
-        if joined == PROSE_LINES:
-            return
         index += data.count(b"\n", counted, m.start())
         counted = m.start()
         end = _row_end(data, m.start())
-        rows = [data[m.start() : end].rstrip(b"\r")]
-        said = _unrelayed(rows[0])
+        head = data[m.start() : end].rstrip(b"\r")
+        relay = _RELAYED.match(head)
+        prefix = relay.group() if relay else b""
+        rows, said = [head], head[len(prefix) :]
         while end < len(data) and len(rows) < PROSE_ROWS:
-            below = _unrelayed(data[end + 1 : _row_end(data, end + 1)].rstrip(b"\r"))
-            if not _goes_on(said, below):
+            below = _behind(prefix, data[end + 1 : _row_end(data, end + 1)].rstrip(b"\r"))
+            if below is None or not _goes_on(said, below):
                 break
             rows.append(below)
             said, end = below, _row_end(data, end + 1)
         if len(rows) > 1:
-            joined += 1
-            yield index, end, [row + b" " for row in rows[:-1]] + rows[-1:]
+            found.append((index, end, [row + b" " for row in rows[:-1]] + rows[-1:]))
+    yield from found
 
 
 def _row_end(data: bytes, start: int) -> int:
@@ -418,9 +421,20 @@ def _row_end(data: bytes, start: int) -> int:
     return len(data) if end < 0 else end
 
 
-def _unrelayed(row: bytes) -> bytes:
-    m = _RELAYED.match(row)
-    return row[m.end() :] if m else row
+# cat -n's prefix: its number changes from row to row
+_LINE_NUMBER = re.compile(rb" {0,8}\d{1,7}[\t ]")
+
+
+def _behind(prefix: bytes, row: bytes) -> Optional[bytes]:
+    """``row`` without the relay's ``prefix`` its message's first row had (a row under a
+    head without one is read whole); None where another relay's prefix stands (rank 5's row
+    under rank 3's head)."""
+    if not prefix:
+        return row
+    if row.startswith(prefix):
+        return row[len(prefix) :]
+    numbered = _LINE_NUMBER.fullmatch(prefix) and _LINE_NUMBER.match(row)
+    return row[numbered.end() :] if numbered else None
 
 
 def _goes_on(row: bytes, below: bytes) -> bool:

@@ -5,6 +5,7 @@ on NPUs too."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
 OPTIONS_MANAGER = (
@@ -68,7 +69,8 @@ FAILURES = (
         ),
         fix="export CUDA_DEVICE_MAX_CONNECTIONS=1 in every rank's environment: the launch "
         "script before torchrun; Ray workers through runtime_env env_vars (verl with "
-        "MindSpeed: PR #7040 sets it)",
+        "MindSpeed: PR #7040 sets it); a job that also uses FSDP2 or Megatron-FSDP, which want "
+        "it above 1, has to give up one of the two",
         confirm=None,
         sources=(
             Source(
@@ -83,5 +85,6 @@ FAILURES = (
             ),
         ),
         hints=("error",),
+        judge=in_error_record,  # a logger's WARNING of it is not the raised check
     ),
 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ampenv.knowledge.failures.lines import below_error, in_error_record
+from ampenv.knowledge.failures.lines import below_error
 from ampenv.knowledge.failures.model import CLASS, Failure, Source
 
 # What comes before a call Python names in its TypeError: the exception's own ": " (or a repr's
@@ -149,24 +149,30 @@ FAILURES: tuple[Failure, ...] = (
         id="torch-npu-source-tree",
         mode="torch-pairing",
         component="torch_npu",
-        # the built extension, or torch's version.py that only a build writes ("; 'torch' is
-        # not a package" after it is a file named torch.py, not this)
-        patterns=(r"No module named '(?:torch(?:_npu)?\._C|torch\.version)'(?!; )",),
+        patterns=(
+            # the built extension, or torch's version.py that only a build writes ("; 'torch'
+            # is not a package" after it is a file named torch.py, not this)
+            r"No module named '(?:torch(?:_npu)?\._C|torch\.version)'(?!;)",
+            # torch's own check: its _C is a folder, the checkout's or the wheel's stubs
+            r"Failed to load PyTorch C extensions",
+        ),
         codes=(),
         meaning="Python imported a torch_npu (or torch) without its built extension: a source "
-        "checkout (the current directory, or one on PYTHONPATH), or an install that is broken "
-        "or was built for another Python",
+        "checkout (the current directory, or one on PYTHONPATH), an install that is broken, "
+        "or an interpreter the wheel was not built for",
         causes=(
             "python started inside the Ascend/pytorch (or PyTorch) checkout, or a test run from "
             "it: its torch_npu/ (torch/) folder hides the installed package",
-            "an install without its extension (interrupted, or files copied by hand) or a wheel "
-            "for another Python version (its extension's name does not load)",
+            "an install without its extension (interrupted, or files copied by hand)",
+            "another interpreter than the wheel's (another Python version, a free-threaded or "
+            "GraalPy build, an embedded Python): its extension does not load",
         ),
-        fix="see where it came from: the traceback's frames (or `python -c 'import torch; "
-        "print(torch.__file__)'`); a checkout: cd to another directory and run python again "
-        "(or take it off PYTHONPATH); an install: reinstall the wheel for this interpreter, "
-        "`python -m pip install --force-reinstall torch==<release>` (torch-npu likewise) with "
-        "the Python that runs the job",
+        fix="see where it came from: the traceback's frames, or `python -c 'import sys, torch; "
+        "print(sys.version, torch.__file__)'`; a checkout: cd to another directory and run "
+        "python again (or take it off PYTHONPATH); an install: reinstall the wheel for this "
+        "interpreter, `python -m pip install --force-reinstall --no-deps torch==<release>` "
+        "(the CPU wheel torch_npu pairs with: --index-url https://download.pytorch.org/whl/cpu; "
+        "torch-npu likewise) with the Python that runs the job",
         confirm="python.stack",
         sources=(
             Source("https://github.com/Ascend/pytorch/issues/24", "maintainer"),
@@ -177,14 +183,19 @@ FAILURES: tuple[Failure, ...] = (
                 "maintainer",
             ),
             Source(
+                "pytorch/pytorch torch/__init__.py (its check of torch._C's __file__, the "
+                "public file index's id 65677262)",
+                "official",
+            ),
+            Source(
                 "computing-infra/pytorch-infra docs/npu-test-plan.md"
                 "@60fee41a06931dd2f069c9082deea041b4223361 (question 9: tests importing the "
                 "PyTorch checkout's torch)",
                 "report",
             ),
         ),
-        hints=("no module named",),
-        judge=in_error_record,
+        hints=("no module named", "fail"),
+        judge=unhandled,
     ),
     Failure(
         id="python-module-shadowed",
