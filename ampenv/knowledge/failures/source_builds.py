@@ -559,4 +559,51 @@ FAILURES = (
         ),
         hints=("error",),
     ),
+    Failure(
+        id="compiler-crashed",
+        mode="compile-cache",
+        component="compiler (gcc)",
+        # GCC's driver reporting its compiler proper killed or crashed, in a build or in a
+        # compile at run time (Triton-Ascend's launcher, a JIT extension)
+        patterns=(
+            r"fatal error: Killed signal terminated program cc1(?:plus)?\b",
+            r"internal compiler error: (?:Segmentation fault|Bus error|Killed)\b",
+        ),
+        codes=(),
+        meaning="the C or C++ compiler itself was stopped: killed (the kernel's out-of-memory "
+        "killer, most often) or crashed (a segmentation fault or a bus error), not an error in "
+        "the code compiled",
+        causes=(
+            "Killed: too many compile jobs at once for the memory (make -j, MAX_JOBS, ninja's "
+            "default; a WSL or container memory limit)",
+            "a crash compiling Triton-Ascend's launcher (launcher_cxx11abi*.cxx): several "
+            "processes compiling the same launcher into the same files at once (triton-ascend "
+            "releases without the file lock), or a damaged ~/.triton/cache",
+            "else memory exhausted as well, or a bug of this GCC on this file",
+        ),
+        fix="Killed: fewer jobs (MAX_JOBS=4, make -j4) or more memory and swap (WSL: memory= "
+        "in .wslconfig), `dmesg | grep -i 'killed process'` confirms it; Triton-Ascend's "
+        "launcher: upgrade triton-ascend (the release vllm-ascend's notes pair with it) and rm "
+        "-rf ~/.triton/cache, then start one process first or fewer at once; a crash that "
+        "repeats on the same file: another GCC release",
+        confirm=None,
+        sources=(
+            Source(
+                "https://github.com/vllm-project/vllm-ascend/issues/7782 (answered by "
+                "vllm-ascend's v0.18 release notes, Known Issues: a newer triton-ascend, "
+                "~/.triton/cache cleared)",
+                "maintainer",
+            ),
+            Source(
+                "triton-lang/triton-ascend@444c49bcf230f087b83faff59730375eae048c56 "
+                "(Ascend/triton-ascend !1257, a file lock for the launcher's precompile)",
+                "maintainer",
+            ),
+            Source(
+                "index id 58109246070 (an HCCL build FAQ, C001: WSL with too little memory)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
 )
