@@ -546,6 +546,42 @@ FAILURES: tuple[Failure, ...] = (
         fallback=True,
     ),
     Failure(
+        id="shared-library-other-build",
+        mode="cann-env",
+        component="dynamic loader (ld.so)",
+        # ld.so's "relocation error: <object>: symbol <name> version <V> not defined in file
+        # <library> with link time reference"
+        patterns=(
+            r"relocation error: [^\n]{1,300}: symbol \S{1,200}(?: version \S{1,80})? not "
+            r"defined in file \S{1,200} with link time reference",
+        ),
+        codes=(),
+        meaning="a program found another build of a shared library than the one it was linked "
+        "with: the copy the loader took first lacks a symbol (or its version) the program "
+        "needs, most often a folder earlier on LD_LIBRARY_PATH (a CANN set_env.sh, a conda "
+        "environment, an image's own libraries) holding its own copy",
+        causes=(
+            "LD_LIBRARY_PATH puts a folder with another copy of the library before the "
+            "system's (an image's or an SDK's libssl, libcurl, libstdc++)",
+            "a library replaced by another release after the program was built",
+        ),
+        fix="`ldd <program> | grep <library>` shows the copy it loads; put the system's "
+        "folders first for that program (export LD_LIBRARY_PATH=/usr/lib64:/usr/lib:"
+        "$LD_LIBRARY_PATH, or run it with `env -u LD_LIBRARY_PATH`), or take the foreign copy "
+        "out of the folder that comes first",
+        confirm=None,
+        sources=(
+            Source("https://man7.org/linux/man-pages/man8/ld.so.8.html", "official"),
+            Source(
+                "https://github.com/lincenying/ai-fae/blob/43bc9da1a3d79dfa75aca409524a63a3c7f4b78f/"
+                "ok_YOLOV5_for_PyTorch_v7.0训练(910b).md (git's libcurl in a CANN image: "
+                "/usr/lib64 and /usr/lib put first)",
+                "report",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="python-module-missing",
         mode="cann-env",
         component="python packages",
