@@ -582,6 +582,35 @@ FAILURES: tuple[Failure, ...] = (
         hints=("error",),
     ),
     Failure(
+        id="pkg-resources-removed",
+        mode="torch-pairing",  # releases not made for each other: setuptools and its callers
+        component="setuptools",
+        patterns=(r"No module named \\?['\"]?pkg_resources(?![\w.])",),
+        codes=(),
+        meaning="code imports pkg_resources, which setuptools 82.0.0 (February 2026) removed: "
+        "the environment has a setuptools that no longer ships it (or none at all), and the "
+        "importing package (torchair in torch_npu, a framework, a tool) was written for an "
+        "older one",
+        causes=(
+            "setuptools upgraded to 82 or later (pip install -U setuptools, a fresh image)",
+            "setuptools not installed in that Python (a venv created without it)",
+        ),
+        fix='pip install "setuptools<82" in the Python that runs the job (torch_npu\'s '
+        "torchair was run with 80.9), or a release of the importing package that uses "
+        "importlib.metadata instead",
+        confirm="python.stack",
+        sources=(
+            Source("https://setuptools.pypa.io/en/stable/history.html#v82-0-0", "official"),
+            Source("https://github.com/pre-commit/pre-commit/issues/3621", "report"),
+            Source(
+                "Z-MU-Z/verl-ascend-qwen35-lab docs/ascend_qwen35_lab/"
+                "FALLBACK_DEBUG_TIMELINE_20260408.md (torchair under setuptools 82.0.1)",
+                "report",
+            ),
+        ),
+        hints=("no module named",),
+    ),
+    Failure(
         id="python-module-missing",
         mode="cann-env",
         component="python packages",
