@@ -551,9 +551,11 @@ FAILURES: tuple[Failure, ...] = (
         component="dynamic loader (ld.so)",
         # ld.so's "relocation error: <object>: symbol <name> version <V> not defined in file
         # <library> with link time reference"
+        # (as dlopen words it in Python's ImportError: "symbol X, version V"; libstdc++'s
+        # GLIBCXX and CXXABI versions are a C++ runtime too old, libstdcxx-too-old's)
         patterns=(
-            r"relocation error: [^\n]{1,300}: symbol \S{1,200}(?: version \S{1,80})? not "
-            r"defined in file \S{1,200} with link time reference",
+            r"symbol [^\s,]{1,200},?(?: version (?!GLIBCXX_|CXXABI_)\S{1,80})? not defined in "
+            r"file \S{1,200} with\slink\stime\sreference",
         ),
         codes=(),
         meaning="a program found another build of a shared library than the one it was linked "
@@ -568,7 +570,9 @@ FAILURES: tuple[Failure, ...] = (
         fix="`ldd <program> | grep <library>` shows the copy it loads; put the system's "
         "folders first for that program (export LD_LIBRARY_PATH=/usr/lib64:/usr/lib:"
         "$LD_LIBRARY_PATH, or run it with `env -u LD_LIBRARY_PATH`), or take the foreign copy "
-        "out of the folder that comes first",
+        "out of the folder that comes first; where the copy found is the system's own and "
+        "older than the one the program was built with, the program needs the newer library "
+        "(or a build for this system)",
         confirm=None,
         sources=(
             Source("https://man7.org/linux/man-pages/man8/ld.so.8.html", "official"),
@@ -585,23 +589,40 @@ FAILURES: tuple[Failure, ...] = (
         id="pkg-resources-removed",
         mode="torch-pairing",  # releases not made for each other: setuptools and its callers
         component="setuptools",
-        patterns=(r"No module named \\?['\"]?pkg_resources(?![\w.])",),
+        patterns=(
+            r"(?:ModuleNotFound|Import)Error: No module named \\?['\"]?pkg_resources(?![\w.])",
+            # "from pkg_resources import packaging" (torch 1.13's and 2.0's cpp_extension, CLIP,
+            # stable-diffusion-webui) under setuptools 70 and later
+            r"cannot import name 'packaging' from 'pkg_resources'",
+        ),
         codes=(),
-        meaning="code imports pkg_resources, which setuptools 82.0.0 (February 2026) removed: "
+        judge=unhandled,
+        meaning="code imports pkg_resources, which setuptools 82.0.0 (February 2026) removed "
+        "(or pkg_resources.packaging, which setuptools 70 dropped): "
         "the environment has a setuptools that no longer ships it (or none at all), and the "
         "importing package (torchair in torch_npu, a framework, a tool) was written for an "
         "older one",
         causes=(
             "setuptools upgraded to 82 or later (pip install -U setuptools, a fresh image)",
             "setuptools not installed in that Python (a venv created without it)",
+            "code that imports pkg_resources.packaging (torch 1.13's and 2.0's cpp_extension, "
+            "CLIP) under setuptools 70 or later",
         ),
         fix='pip install "setuptools<82" in the Python that runs the job (torch_npu\'s '
-        "torchair was run with 80.9), or a release of the importing package that uses "
-        "importlib.metadata instead",
+        'torchair was run with 80.9; for pkg_resources.packaging: "setuptools<70"), '
+        "or a release of the importing package that uses importlib.metadata instead; in pip's "
+        "own build of a package (setup.py, Getting requirements to build wheel) the isolated "
+        "build environment takes the newest setuptools: pin it there, or install the pinned "
+        "one and build with pip install --no-build-isolation <package>",
         confirm="python.stack",
         sources=(
             Source("https://setuptools.pypa.io/en/stable/history.html#v82-0-0", "official"),
             Source("https://github.com/pre-commit/pre-commit/issues/3621", "report"),
+            Source(
+                "https://github.com/AUTOMATIC1111/stable-diffusion-webui/pull/15882 "
+                "(pkg_resources.packaging: setuptools pinned to 69.5.1)",
+                "maintainer",
+            ),
             Source(
                 "Z-MU-Z/verl-ascend-qwen35-lab docs/ascend_qwen35_lab/"
                 "FALLBACK_DEBUG_TIMELINE_20260408.md (torchair under setuptools 82.0.1)",

@@ -7,6 +7,7 @@ compiler, ld, the loader), read only in the forms these builds' guides show."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
 TORCH_NPU_INSTALL_FAQ = (
@@ -18,6 +19,8 @@ NPU_DEBUGGER = (
     "github.com/mindspore-lab/mindspore-skills torch-npu-debugger/references/issue_patterns.md"
     "@bc95b42981432592030f7e2f2d137cb7250d6060"
 )
+
+_GCC = r"(?<![\w'\"\[])[\w.+/-]{0,80}(?:gcc|g\+\+|c\+\+|cc|cc1|cc1plus)(?:-\d{1,2})?(?:\.exe)?: ?"
 
 FAILURES = (
     Failure(
@@ -566,13 +569,21 @@ FAILURES = (
         # GCC's driver reporting its compiler proper killed or crashed, in a build or in a
         # compile at run time (Triton-Ascend's launcher, a JIT extension)
         patterns=(
-            r"fatal error: Killed signal terminated program cc1(?:plus)?\b",
-            r"internal compiler error: (?:Segmentation fault|Bus error|Killed)\b",
+            # after the driver's or the compiler's name, as GCC prints them ("c++: ", "g++:",
+            # "x86_64-linux-gnu-gcc-9: ", "cc1plus: "), not a script quoting them
+            _GCC + r"fatal error: Killed signal terminated program cc1(?:plus)?\b",
+            _GCC + r"internal compiler error: (?:Segmentation fault|Bus error|Killed|Aborted)\b",
+            # clang's driver (CANN's bisheng and ccec are clang's), the linker, GCC's own words
+            r"(?:clang(?:\+\+)?(?:-\d{1,2})?|bisheng|ccec): error: unable to execute command: "
+            r"(?:Killed|Segmentation fault|Bus error)",
+            r"collect2: (?:fatal )?error: ld terminated with signal 9",
+            r"\bcc1(?:plus)?(?:\.exe)?: out of memory allocating \d",
+            r"virtual memory exhausted: Cannot allocate memory",
         ),
         codes=(),
-        meaning="the C or C++ compiler itself was stopped: killed (the kernel's out-of-memory "
-        "killer, most often) or crashed (a segmentation fault or a bus error), not an error in "
-        "the code compiled",
+        meaning="the C or C++ compiler (or its linker) itself was stopped: killed (the kernel's "
+        "out-of-memory killer, most often), out of memory, or crashed (a segmentation fault, a "
+        "bus error), not an error in the code compiled",
         causes=(
             "Killed: too many compile jobs at once for the memory (make -j, MAX_JOBS, ninja's "
             "default; a WSL or container memory limit)",
@@ -581,8 +592,9 @@ FAILURES = (
             "releases without the file lock), or a damaged ~/.triton/cache",
             "else memory exhausted as well, or a bug of this GCC on this file",
         ),
-        fix="Killed: fewer jobs (MAX_JOBS=4, make -j4) or more memory and swap (WSL: memory= "
-        "in .wslconfig), `dmesg | grep -i 'killed process'` confirms it; Triton-Ascend's "
+        fix="Killed or out of memory: fewer jobs (MAX_JOBS=4, make -j4) or more memory and "
+        "swap (WSL: memory= in .wslconfig), `dmesg | grep -i 'killed process'` on the host "
+        "confirms it; Triton-Ascend's "
         "launcher: upgrade triton-ascend (the release vllm-ascend's notes pair with it) and rm "
         "-rf ~/.triton/cache, then start one process first or fewer at once; a crash that "
         "repeats on the same file: another GCC release",
@@ -604,6 +616,7 @@ FAILURES = (
                 "report",
             ),
         ),
-        hints=("error",),
+        hints=("error", "out of memory", "cannot"),
+        judge=in_error_record,  # a build's WARNING that it retried
     ),
 )
