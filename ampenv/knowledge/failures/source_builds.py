@@ -20,7 +20,7 @@ NPU_DEBUGGER = (
     "@bc95b42981432592030f7e2f2d137cb7250d6060"
 )
 
-_GCC = r"(?<![\w'\"\[])[\w.+/-]{0,80}(?:gcc|g\+\+|c\+\+|cc|cc1|cc1plus)(?:-\d{1,2})?(?:\.exe)?: ?"
+_GCC = r"(?<![\w.+/-])[\w.+/-]{0,80}(?:gcc|g\+\+|c\+\+|cc|cc1|cc1plus)(?:-\d{1,2})?(?:\.exe)?: ?"
 
 FAILURES = (
     Failure(
