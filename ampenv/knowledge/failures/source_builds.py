@@ -565,9 +565,9 @@ FAILURES = (
     Failure(
         id="compiler-crashed",
         mode="compile-cache",
-        component="compiler (gcc)",
-        # GCC's driver reporting its compiler proper killed or crashed, in a build or in a
-        # compile at run time (Triton-Ascend's launcher, a JIT extension)
+        component="compiler (gcc, clang)",
+        # a compiler's driver reporting its compiler proper (or its linker) killed or crashed,
+        # in a build or in a compile at run time (Triton-Ascend's launcher, a JIT extension)
         patterns=(
             # after the driver's or the compiler's name, as GCC prints them ("c++: ", "g++:",
             # "x86_64-linux-gnu-gcc-9: ", "cc1plus: "), not a script quoting them
