@@ -12,6 +12,7 @@ from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
 from ampenv.knowledge.failures import CATALOGUE, Hit, faultdiag
 from ampenv.knowledge.failures.codes import CONFIRMS
 from ampenv.knowledge.failures.match import MAX_DECODED
+from ampenv.knowledge.failures.unexplained import Unexplained
 from ampenv.probe import caches, logs
 
 # The catalogue's entries and the codes its tables decode name these checks to confirm a cause.
@@ -86,6 +87,26 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str], whole: bool) -> Find
     return Finding(status, message, None if hit.also else f.fix)
 
 
+def _unexplained(name: str, end: Unexplained) -> Finding:
+    """A text that ends with a failure no entry knows: its own words, where, and what they ask."""
+    where = f"{name}:{end.first}"
+    if end.count > 1:
+        where += f" .. {name}:{end.last} ({end.count} times)"
+    raised = f" (raised in {end.raiser}'s code)" if end.raiser else ""
+    message = f"{where}: the log ends with a failure no entry knows: {end.line}{raised}"
+    if end.advice:
+        remedy = f"do what its own words ask: {end.advice}"
+    else:
+        owner = (
+            f"{end.raiser}'s issues" if end.raiser else "the issues of the program that printed it"
+        )
+        remedy = (
+            f"read the lines above {name}:{end.first} for the run's first error; search "
+            f"{owner} for these words"
+        )
+    return Finding(Status.WARN, message, remedy)
+
+
 @check(
     "logs.errors",
     title="Known failures in logs",
@@ -119,6 +140,7 @@ def logs_errors(ctx: CheckContext) -> Result:
         or scan.unread
     )
     findings = [_finding(ctx, hit, scan.tails, whole) for hit in scan.hits]
+    findings += [_unexplained(name, end) for name, end in scan.unexplained]
     findings += [
         Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
         for path, why in scan.unreadable
@@ -189,9 +211,25 @@ def logs_errors(ctx: CheckContext) -> Result:
             }
             for h in scan.hits
         ],
+        "unexplained": [
+            {
+                "log": name,
+                "line": e.line,
+                "first": e.first,
+                "last": e.last,
+                "count": e.count,
+                "raiser": e.raiser,
+                "advice": e.advice,
+            }
+            for name, e in scan.unexplained
+        ],
     }
     failed = sum(not (h.note and whole) for h in scan.hits)
-    metrics = {"log_hits": float(failed), "logs_scanned": float(len(scan.files))}
+    metrics = {
+        "log_hits": float(failed),
+        "log_unexplained": float(len(scan.unexplained)),
+        "logs_scanned": float(len(scan.files)),
+    }
     ok = f"no known failure in {len(scan.files)} log(s)"
     if not scan.files and not scan.unreadable:
         return Result.skip("no recent plog and no --log file to read", facts=facts, metrics=metrics)

@@ -20,6 +20,7 @@ from functools import cache
 from typing import BinaryIO, Optional
 
 from ampenv.knowledge.failures import Hit, Scanner
+from ampenv.knowledge.failures.unexplained import Unexplained, last_failure
 from ampenv.probe import Probe
 from ampenv.util import bounded
 
@@ -45,6 +46,8 @@ class LogScan:
     skipped: list[str] = field(default_factory=list)
     unreadable: list[tuple[str, str]] = field(default_factory=list)  # named logs only
     damaged: list[tuple[str, str]] = field(default_factory=list)  # gzip cut short: read to the cut
+    # the texts that end with a failure no hit explains: the line that says what failed
+    unexplained: list[tuple[str, Unexplained]] = field(default_factory=list)
     unread: int = 0  # files left when the time budget ran out
     undecoded: int = 0  # lines with a code past the scanner's limit of distinct codes
 
@@ -320,6 +323,14 @@ def scan(
         # A stream read to its end takes its time (a gzip inflated, a pipe): reading stops
         # earlier than scanning, so what was read is still scanned.
         reading = deadline - BUDGET_S * SCAN_SHARE
+        ended: dict[str, Unexplained] = {}  # each text's last failure, explained or not
+
+        def look_for_end(data: bytes, name: str) -> None:
+            died = name in scanner().died and time.monotonic() < deadline
+            end = last_failure(data) if died else None
+            if end is not None:
+                ended[name] = end
+
         plogs = recent_plogs(probe, log_roots, max_age_days, now)[::-1]
         for path in plogs:
             if time.monotonic() > deadline:
@@ -330,8 +341,10 @@ def scan(
                 continue
             result.files.append(path)
             result.mtimes[path] = mtime
-            if not scanner().feed_text(text, path, deadline=deadline):
+            data = text.encode("utf-8", "surrogatepass")
+            if not scanner().feed_bytes(data, path, deadline=deadline):
                 result.skipped.append(path)
+            look_for_end(data, path)
         # a file named twice (once through a symlink) is read once, under its first name
         paths: dict[str, str] = {}
         for p in named:
@@ -361,8 +374,11 @@ def scan(
             data = _from_whole_line(read.data, read.cut)
             if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
                 result.skipped.append(name)
+            look_for_end(data, name)
         if result.files:
             result.hits, result.undecoded = scanner().hits(), scanner().undecoded
+            explained = {name for hit in result.hits for name in hit.texts}
+            result.unexplained = [(n, e) for n, e in ended.items() if n not in explained]
         return result
 
     return probe.fact(key, run)

@@ -592,12 +592,16 @@ _DEATH = re.compile(
 _IGNORED = b"Exception ignored in"
 
 
-def shows_failure(data: bytes) -> bool:
-    """Whether the end of ``data`` shows a process that died (a record an INFO/DEBUG mark makes
-    a mention, and an exception Python ignored, are none)."""
-    tail = data[-DEATH_TAIL:]
-    # ("\x1b[31mRuntimeError\x1b[0m:" holds no marker until uncoloured)
-    tail = plain_spaces(uncoloured(tail))
+def death_tail(data: bytes) -> bytes:
+    """The end of ``data`` where a process that died shows, uncoloured ("\x1b[31mRuntimeError
+    \x1b[0m:" holds no marker until then) and its spaces plain; its lines as in ``data``."""
+    return plain_spaces(uncoloured(data[-DEATH_TAIL:]))
+
+
+def deaths(tail: bytes) -> Iterator[tuple[int, int]]:
+    """The records of ``tail`` (a ``death_tail``), as (start, end), that show a process that
+    died: a record an INFO/DEBUG mark makes a mention, and an exception Python ignored, are
+    none. By marker, each marker's in order."""
     for marker in _DEATH_MARKERS:
         at = tail.find(marker)
         while at >= 0:
@@ -608,6 +612,10 @@ def shows_failure(data: bytes) -> bool:
             part = tail[lo:hi].decode("utf-8", "replace")
             m = _DEATH.search(part)
             if m and not quiet(part, m.start()) and _IGNORED not in tail[max(0, lo - 4096) : lo]:
-                return True
+                yield lo, hi
             at = tail.find(marker, max(hi, at + 1))
-    return False
+
+
+def shows_failure(data: bytes) -> bool:
+    """Whether the end of ``data`` shows a process that died (``deaths``)."""
+    return next(deaths(death_tail(data)), None) is not None

@@ -171,7 +171,7 @@ class Scanner:
     _facts: dict[int, Any] = field(default_factory=dict)  # an entry's TextFacts of this text
     # the texts whose end shows a process that died in words no entry names (a traceback, a
     # kill, a launcher's failed child): beside them a notice is no note
-    _died: set[str] = field(default_factory=set)
+    died: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if not self.catalogue:
@@ -519,8 +519,8 @@ class Scanner:
     def _look_for_failure(self, data: bytes, name: str) -> None:
         """Whether the end of ``data`` (the text ``name``, or its end) shows a process that
         died in words no entry names."""
-        if name not in self._died and shows_failure(data):
-            self._died.add(name)
+        if name not in self.died and shows_failure(data):
+            self.died.add(name)
 
     def _read(self, data: bytes, name: str, partial: bool = False) -> None:
         """``data`` is the text (or the batch of it: ``partial``, more may follow) now read,
@@ -675,7 +675,7 @@ class Scanner:
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last (see
         ``findings``)."""
-        return findings(list(self._found.values()), bool(self._died))
+        return findings(list(self._found.values()), bool(self.died))
 
 
 def _in_whole_line(m: re.Match[str], before: str) -> Optional[re.Match[str]]:

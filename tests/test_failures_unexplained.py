@@ -1,0 +1,213 @@
+"""A log that ends with a failure no entry knows: the line that says what failed, in its own
+words, where and how often, whose code raised it and what its words ask; never a healthy run's
+line, a handled error, or a quoted one."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Optional
+
+import pytest
+from conftest import FIXTURES, REPO
+
+from ampenv.knowledge.failures.lines import shows_failure
+from ampenv.knowledge.failures.unexplained import Unexplained, advice
+from ampenv.knowledge.failures.unexplained import last_failure as _last_failure
+
+CORPUS = FIXTURES / "logs"
+INDEX = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli").loads(
+    (CORPUS / "INDEX.toml").read_text(encoding="utf-8")
+)
+
+# Real texts from the corpus: the line each ends with, what its words ask, whose code raised it.
+REAL = [
+    (
+        "heldout170_mindspeed_llm_fla_npu_not_installed.txt",
+        "ValueError: fla_npu is not installed.",
+        "Please ensure that the ascendc operators are successfully compiled and installed",
+        None,
+    ),
+    (
+        "heldout126_paddlex-3760_npu_unsupported_textline_ori_model.txt",
+        "AssertionError: The NPU device does not yet support `PP-LCNet_x0_25_textline_ori` model!",
+        None,
+        None,
+    ),
+    (  # a C++ exception: its what() told with it
+        "heldout15_compile_stack_frame_exceeds_pypto.txt",
+        "terminate called after throwing an instance of 'npu::tile_fwk::Error' ASSERTION FAILED",
+        None,
+        None,
+    ),
+    (
+        "heldout70_aisbench_faq_duplicate_output_names_tensor_to_host_nullptr.txt",
+        "RuntimeError: [1004][Invalid parameter]",
+        None,
+        "ais_bench",
+    ),
+    (  # the innermost frame in an installed package, past the standard library's
+        "heldout70_notebook_deepspeed_moe_bool_isdifferentiable.txt",
+        "RuntimeError: isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED",
+        "please report a bug to PyTorch",
+        "deepspeed",
+    ),
+    (  # a stop inside a name ends no sentence
+        "heldout207_ptdbg_register_hooks_nn_module.txt",
+        "AssertionError: Please register hooks to nn.Module",
+        "Please register hooks to nn.Module",
+        None,
+    ),
+]
+
+
+def last_failure(data: bytes) -> Optional[Unexplained]:
+    """As the log scan asks: of a text whose end shows a process that died."""
+    return _last_failure(data) if shows_failure(data) else None
+
+
+def _text(name: str) -> bytes:
+    return (CORPUS / "ascend" / name).read_bytes()
+
+
+def _end(text: str) -> Optional[Unexplained]:
+    return last_failure(text.encode())
+
+
+@pytest.mark.parametrize(("name", "line", "asks", "raiser"), REAL, ids=[r[0][:40] for r in REAL])
+def test_a_real_failure_no_entry_knows_is_told_in_its_own_words(
+    name: str, line: str, asks: Optional[str], raiser: Optional[str]
+) -> None:
+    end = last_failure(_text(name))
+    assert end is not None and end.line.startswith(line)
+    assert (end.advice, end.raiser) == (asks, raiser)
+
+
+def test_no_healthy_text_of_the_corpus_ends_with_a_failure() -> None:
+    # the negatives that show a failure are failures outside the Ascend stack (an SSL
+    # certificate, bitsandbytes' CPU library, a manager's refused connection): told as such
+    told = {
+        e["file"]
+        for e in INDEX["negative"]
+        if last_failure((CORPUS / e["file"]).read_bytes()) is not None
+    }
+    assert told == {
+        "ascend/heldout48_neg_04_evalscope_ssl_ERR99999.txt",
+        "ascend/heldout65_neg_06_mineru_forkawarelocal_noise.txt",
+        "ascend/redteam_s13b_neg_bitsandbytes_cpu_lib_warning.txt",
+    }
+
+
+TRACE = 'Traceback (most recent call last):\n  File "/x/site-packages/{pkg}/m.py", line 3, in f\n'
+
+
+def test_the_failure_is_the_last_raised_not_the_wrapper_that_points_above() -> None:
+    text = (
+        TRACE.format(pkg="vllm") + "ValueError: max_model_len is larger than the model allows\n"
+        "RuntimeError: Engine core initialization failed. See root cause above.\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    )
+    end = _end(text)
+    assert end is not None and end.line.startswith("ValueError: max_model_len")
+    assert (end.first, end.raiser) == (3, "vllm")
+
+
+def test_an_error_raised_while_handling_another_tells_the_first() -> None:
+    text = (
+        TRACE.format(pkg="a") + "KeyError: 'npu'\n\nDuring handling of the above exception, "
+        "another exception occurred:\n\n" + TRACE.format(pkg="b") + "NameError: name 'x'\n"
+    )
+    end = _end(text)
+    assert end is not None and end.line == "KeyError: 'npu'" and end.raiser == "a"
+
+
+def test_the_same_failure_of_several_ranks_is_one_with_its_count() -> None:
+    text = "".join(f"[rank{r}]: RuntimeError: shape mismatch\n" for r in range(8))
+    end = _end("step 1\n" + text)
+    assert end is not None and (end.line, end.first, end.last, end.count) == (
+        "RuntimeError: shape mismatch",
+        2,
+        9,
+        8,
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "step 1 loss 2.0\nstep 2 loss 1.9\n",  # healthy
+        "INFO 12-01 trainer.py:10] ImportError: apex not found, using torch.amp\n",  # logged
+        "[WARNING] ValueError: bad value, falling back\n",
+        "Exception ignored in: <function A.__del__>\nTraceback (most recent call last):\n"
+        '  File "a.py", line 1, in __del__\nTypeError: NoneType\n',
+        "Error processing line 1 of /x/distutils-precedence.pth:\n\n  Traceback (most recent call"
+        " last):\n    File \"<string>\", line 1\n  ModuleNotFoundError: No module named '_x'\n",
+        '    raise ValueError("x: y")\n    msg = "ValueError: x"\nlog.error(\'KeyError: k\')\n',
+        "| RecursionError: maximum recursion depth exceeded | upgrade transformers |\n",
+        # a handled error the run went on from
+        "RuntimeError: transient\n" + "INFO step done\n" * 25,
+    ],
+    ids=["healthy", "info", "warning", "ignored", "pth", "quoted", "table", "went-on"],
+)
+def test_a_healthy_a_handled_or_a_quoted_error_is_no_end(text: str) -> None:
+    assert _end(text) is None
+
+
+def test_a_signal_with_no_exception_is_told_by_its_record() -> None:
+    end = _end("step 9\n./run.sh: line 5:  6097 Segmentation fault      ./app\n")
+    assert end is not None and "Segmentation fault" in end.line and end.first == 2
+
+
+def test_advice_is_a_request_or_an_action_after_the_first_sentence() -> None:
+    assert advice("x is not supported. Use bfloat16 instead.") == "Use bfloat16 instead"
+    assert advice("Run task for graph:kernel_graph_1 error!") is None
+    assert advice("see https://a.b/c. Please visit https://x.y/z for help") == (
+        "Please visit https://x.y/z for help"
+    )
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"RuntimeError: " * 200_000,  # one line of 2.8 MB of names
+        b"ValueError: x\n" * 200_000,
+        b"\xff\xfe\x00bad bytes\nRuntimeError: \xe4\xb8\x80\xff caf\xc3\xa9\n",
+        b"x\r" * 100_000 + b"RuntimeError: after carriage returns\r",
+    ],
+    ids=["long line", "flood", "bytes", "cr"],
+)
+def test_hostile_text_is_read_bounded(data: bytes) -> None:
+    end = last_failure(data)
+    assert end is not None and len(end.line) <= 300
+
+
+def test_line_numbers_count_the_whole_text_past_its_read_tail() -> None:
+    head = b"step\n" * 300_000  # 1.5 MB: the tail read is the last 512 KiB
+    end = last_failure(head + b"OSError: disk gone\n")
+    assert end is not None and end.first == 300_001
+
+
+def _logs_errors(text: str) -> dict:
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         "--log", "-", "-f", "json"],
+        input=text, capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    return next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+
+
+def test_logs_errors_warns_of_a_failure_no_entry_knows_with_its_own_advice() -> None:
+    check = _logs_errors(_text("heldout170_mindspeed_llm_fla_npu_not_installed.txt").decode())
+    assert check["status"] == "warn" and "no entry knows" in check["summary"]
+    assert check["remedy"].startswith("do what its own words ask: Please ensure")
+    [told] = check["facts"]["unexplained"]
+    assert (told["log"], told["first"], told["count"]) == ("stdin", 1, 1)
+    assert check["metrics"]["log_unexplained"] == 1.0
+
+
+def test_a_failure_an_entry_explains_is_not_told_again() -> None:
+    check = _logs_errors("EL0004: Failed to allocate memory.\nRuntimeError: NPU error\n")
+    assert check["status"] == "warn" and check["facts"]["unexplained"] == []
+    healthy = _logs_errors("step 1 loss 2.0\nstep 2 loss 1.9\n")
+    assert healthy["status"] == "pass" and healthy["facts"]["unexplained"] == []
