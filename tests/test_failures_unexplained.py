@@ -222,3 +222,16 @@ def test_a_failure_an_entry_explains_is_not_told_again() -> None:
     assert check["status"] == "warn" and check["facts"]["unexplained"] == []
     healthy = _logs_errors("step 1 loss 2.0\nstep 2 loss 1.9\n")
     assert healthy["status"] == "pass" and healthy["facts"]["unexplained"] == []
+
+
+def test_a_message_printed_over_several_rows_is_told_whole_and_nothing_after_it() -> None:
+    end = _end(
+        "ValueError: The arguments a and\nb are mutually exclusive. Please drop one.\n"
+        "make: *** [Makefile:8: run] Error 1\n"
+    )
+    assert end is not None and end.line == (
+        "ValueError: The arguments a and b are mutually exclusive. Please drop one."
+    )
+    assert end.advice == "Please drop one"
+    pytest_row = _end("RuntimeError: Response is empty\nE\nE   ---- C++ Call Stack\n")
+    assert pytest_row is not None and pytest_row.line == "RuntimeError: Response is empty"

@@ -17,6 +17,7 @@ from ampenv.knowledge.failures.lines import (
     WINDOW,
     below_error,
     death_tail,
+    starts_record,
 )
 
 # An exception's line: its name (dotted, "torch.OutOfMemoryError", Ray's "RayTaskError(
@@ -71,6 +72,11 @@ _PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]{0,80}?)
 _FRAME = re.compile(r'File "([^"\n]{1,400})"')
 SHOWN = 300  # characters of the failure's line told
 TRIES = 4  # names tried in one line
+MESSAGE_ROWS = 3  # rows below an exception's line read as its message's
+_NOT_MESSAGE = ("File ", "Traceback", "During handling", "The above exception")
+# a row that goes on with a message opens with a word, a quote or a bracket of its own; not with
+# a program's name and a colon ("make: ***"), pytest's "E   ", a fence, a list's dash, a prefix
+_MESSAGE_ROW = re.compile(r"""(?![\w.-]{1,40}: |E(?:\s|$))[\w'"({]""")
 EXCEPTIONS_TAIL = 1 << 17  # characters of a text's end searched for its exceptions
 LINES = 256  # lines of it read at most
 
@@ -146,6 +152,23 @@ def _chosen(tail: str, found: list[tuple[int, str, bool]]) -> tuple[int, str]:
     return found[i][:2]
 
 
+def _rest(tail: str, at: int) -> str:
+    """The rows below the exception's line at ``at`` that go on with its message (a message of
+    several lines: vLLM's checks, a tuple's parts), up to MESSAGE_ROWS: to a blank row, a
+    record of its own or a traceback's."""
+    rows: list[str] = []
+    start = tail.find("\n", at) + 1
+    while 0 < start < len(tail) and len(rows) < MESSAGE_ROWS:
+        end = tail.find("\n", start)
+        end = len(tail) if end < 0 else end
+        row = tail[start : min(end, start + WINDOW)].strip()
+        if not _MESSAGE_ROW.match(row) or starts_record(row) or row.startswith(_NOT_MESSAGE):
+            break
+        rows.append(row)
+        start = end + 1
+    return " ".join(rows)
+
+
 def _raiser(tail: str, at: int) -> Optional[str]:
     """The installed package of the innermost frame in one (past the standard library's and
     the program's own) of the traceback that ends at ``at``."""
@@ -200,6 +223,7 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
         at, words = _chosen(text, found)
         same = [start for start, other, _ in found if other == words]
         raiser = _raiser(text, at)
+        words = f"{words} {_rest(text, at)}".strip()
     else:
         fatal = _fatal(text)
         if fatal is None:
