@@ -506,32 +506,6 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
-        id="device-query-denied",
-        mode="container-devices",
-        component="runtime",
-        patterns=(r"Call halGetDeviceInfo failed: drvRet=4\b",),
-        codes=(),
-        meaning="the runtime could not query the device through the driver (halGetDeviceInfo, "
-        "drvRet=4) as it initialised (aclInit's 507008 follows): this user may not use the "
-        "device, or the device is not up",
-        causes=(
-            "the user running the program not in the driver's run-user group (HwHiAiUser by "
-            "default), so its device nodes and driver files are closed to it",
-            "the device not started (its firmware or driver not up)",
-        ),
-        fix="run as a member of the driver's group (`usermod -aG HwHiAiUser <user>`, then log "
-        "in again) or as root; check the device is up: `npu-smi info`",
-        confirm="npu.device_nodes",
-        sources=(
-            Source(
-                "hicann/docs docs/troubleshooting/zh/acl_init_permission_denied.md"
-                "@c94cf50db06875e8676294422073d21318b183fb",
-                "official",
-            ),
-        ),
-        hints=("fail",),
-    ),
-    Failure(
         id="aicpu-input-shape-unsupported",
         mode="core-exception",
         component="aicpu",

@@ -31,6 +31,7 @@ from ampenv.knowledge.failures.npu_options import FAILURES as NPU_OPTIONS
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
 from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
+from ampenv.knowledge.failures.processes import FAILURES as PROCESSES
 from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
 from ampenv.knowledge.failures.rendezvous import FAILURES as RENDEZVOUS
 from ampenv.knowledge.failures.schedulers import FAILURES as SCHEDULERS
@@ -53,6 +54,7 @@ NAMED: tuple[Failure, ...] = (
     *PASTED_VERSIONS,
     *DEVICE_FAULTS,
     *MEMORY,
+    *PROCESSES,
     *ACL,
     *AICORE_ANALYSIS,
     *OPERATOR_INPUTS,

@@ -251,6 +251,9 @@ FAILURES = (
             # (the line's end: a JSON record's or a repr's too); MindFormers' run_check
             r"\bASCEND_HOME_PATH is not set(?:, source\b| or empty\b|\.?(?=\s*$|\\n|[\"'}\]]))",
             r"ASCEND_HOME_PATH\" is not set, please check whether the CANN Toolkit is installed",
+            # an environment check's own ("ERROR: ASCEND_HOME_PATH not set": hicann/skills'
+            # ascendc-env-check)
+            r"\bERROR:\s{1,4}ASCEND_HOME_PATH not set\b",
         ),
         codes=("148049",),
         meaning="the program (torch_npu, Triton-Ascend, MindFormers' check, ...) found no CANN "

@@ -1,6 +1,6 @@
 """What the host's or the container's limits refuse a job: the shared memory its processes
 pass data through, the files and sockets a process may hold open, the entropy its keys are
-made of, the ports it binds."""
+made of, the ports it binds, the device nodes its user may open."""
 
 from __future__ import annotations
 
@@ -128,5 +128,41 @@ FAILURES = (
             ),
         ),
         hints=("error",),
+    ),
+    Failure(
+        id="device-query-denied",
+        mode="container-devices",
+        component="runtime",
+        patterns=(
+            r"Call halGetDeviceInfo failed: drvRet=4\b",
+            r"PermissionError: \[Errno 13\] Permission denied: '/dev/(?:davinci\d|hisi_hdc)",
+        ),
+        codes=(),
+        meaning="the runtime could not query the device through the driver (halGetDeviceInfo, "
+        "drvRet=4; aclInit's 507008 follows), or the program could not open its device node "
+        "(/dev/davinci*: Permission denied): this user may not use the device, or it is not up",
+        causes=(
+            "the user running the program not in the driver's run-user group (HwHiAiUser by "
+            "default), so its device nodes and driver files are closed to it",
+            "the device not started (its firmware or driver not up)",
+            "a container whose device rules do not allow the node (docker run --device)",
+        ),
+        fix="run as a member of the driver's group (`usermod -aG HwHiAiUser <user>`, then log "
+        "in again) or as root; check the device is up: `npu-smi info`",
+        confirm="npu.device_nodes",
+        sources=(
+            Source(
+                "hicann/docs docs/troubleshooting/zh/acl_init_permission_denied.md"
+                "@c94cf50db06875e8676294422073d21318b183fb",
+                "official",
+            ),
+            Source(
+                "https://github.com/ascend-ai-coding/awesome-ascend-skills/blob/"
+                "62a4ecbb198a7bef51e04d5278cad484a5545219/skills/inference/diffusers-ascend/"
+                "diffusers-ascend-env-setup/references/troubleshooting.md (5, permissions)",
+                "report",
+            ),
+        ),
+        hints=("fail", "error"),
     ),
 )
