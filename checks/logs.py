@@ -87,23 +87,24 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str], whole: bool) -> Find
     return Finding(status, message, None if hit.also else f.fix)
 
 
-def _unexplained(name: str, end: Unexplained) -> Finding:
-    """A text that ends with a failure no entry knows: its own words, where, and what they ask."""
+def _unexplained(told: list[tuple[str, Unexplained]]) -> Finding:
+    """Logs that end with one failure no entry knows (``told``: each log and its end, the same
+    line): its own words, where, and what they ask."""
+    name, end = told[0]
     where = f"{name}:{end.first}"
-    if end.count > 1:
-        where += f" .. {name}:{end.last} ({end.count} times)"
+    if end.count > 1 or end.more:
+        times = f"{end.count} times or more" if end.more else f"{end.count} times"
+        where += f" .. {name}:{end.last} ({times})"
+    if len(told) > 1:
+        where += f", and in {len(told) - 1} more log(s)"
     raised = f" (raised in {end.raiser}'s code)" if end.raiser else ""
-    message = f"{where}: the log ends with a failure no entry knows: {end.line}{raised}"
+    logs = "the logs end" if len(told) > 1 else "the log ends"
+    message = f"{where}: {logs} with a failure no entry knows: {end.line}{raised}"
     if end.advice:
-        remedy = f"do what its own words ask: {end.advice}"
-    else:
-        owner = (
-            f"{end.raiser}'s issues" if end.raiser else "the issues of the program that printed it"
-        )
-        remedy = (
-            f"read the lines above {name}:{end.first} for the run's first error; search "
-            f"{owner} for these words"
-        )
+        return Finding(Status.WARN, message, f"do what its own words ask: {end.advice}")
+    owner = f"{end.raiser}'s issues" if end.raiser else "the issues of the program that printed it"
+    above = "above it" if end.more else f"above {name}:{end.first}"
+    remedy = f"read the lines {above} for the run's first error; search {owner} for these words"
     return Finding(Status.WARN, message, remedy)
 
 
@@ -140,7 +141,11 @@ def logs_errors(ctx: CheckContext) -> Result:
         or scan.unread
     )
     findings = [_finding(ctx, hit, scan.tails, whole) for hit in scan.hits]
-    findings += [_unexplained(name, end) for name, end in scan.unexplained]
+    # the same failure ended several logs (a job's ranks, a node's runs): one finding
+    same: dict[str, list[tuple[str, Unexplained]]] = {}
+    for name, end in scan.unexplained:
+        same.setdefault(end.line, []).append((name, end))
+    findings += [_unexplained(told) for told in same.values()]
     findings += [
         Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
         for path, why in scan.unreadable
@@ -218,6 +223,7 @@ def logs_errors(ctx: CheckContext) -> Result:
                 "first": e.first,
                 "last": e.last,
                 "count": e.count,
+                "more": e.more,
                 "raiser": e.raiser,
                 "advice": e.advice,
             }

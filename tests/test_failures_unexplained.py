@@ -124,13 +124,20 @@ def test_the_failure_is_the_last_raised_not_the_wrapper_that_points_above() -> N
     assert (end.first, end.raiser) == (3, "vllm")
 
 
-def test_an_error_raised_while_handling_another_tells_the_first() -> None:
+def test_an_error_raised_while_handling_another_tells_both() -> None:
+    # a library's "raise ValueError(<what to do>)" in an except block says more than the
+    # KeyError it caught; a cleanup's error says less: both are told, the last first
     text = (
-        TRACE.format(pkg="a") + "KeyError: 'npu'\n\nDuring handling of the above exception, "
-        "another exception occurred:\n\n" + TRACE.format(pkg="b") + "NameError: name 'x'\n"
+        TRACE.format(pkg="a") + "KeyError: 'qwen3'\n\nDuring handling of the above exception, "
+        "another exception occurred:\n\n" + TRACE.format(pkg="transformers") + "ValueError: "
+        "model type qwen3 is not known. Upgrade transformers: pip install -U transformers\n"
     )
     end = _end(text)
-    assert end is not None and end.line == "KeyError: 'npu'" and end.raiser == "a"
+    assert end is not None and end.raiser == "transformers"
+    assert end.line.startswith("ValueError: model type qwen3") and end.line.endswith(
+        "(raised while handling KeyError: 'qwen3')"
+    )
+    assert end.advice == "Upgrade transformers: pip install -U transformers"
 
 
 def test_the_same_failure_of_several_ranks_is_one_with_its_count() -> None:
@@ -235,3 +242,129 @@ def test_a_message_printed_over_several_rows_is_told_whole_and_nothing_after_it(
     assert end.advice == "Please drop one"
     pytest_row = _end("RuntimeError: Response is empty\nE\nE   ---- C++ Call Stack\n")
     assert pytest_row is not None and pytest_row.line == "RuntimeError: Response is empty"
+
+
+# The red team's cases (round one of this mechanism).
+def test_a_log_ending_in_a_sea_of_blank_rows_is_read_in_linear_time() -> None:
+    end = _end("Segmentation fault (core dumped)\n" + " \n" * 250_000)
+    assert end is not None and end.line == "Segmentation fault (core dumped)"
+
+
+HANDLED = TRACE.format(pkg="swanlab") + "swanlab.error.NetworkError: upload failed; will retry\n"
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "".join(f"\r{i}%|##  | {i}/500 [00:01<05:00, 1.61it/s]" for i in range(40)) + "\n",
+        "".join(f" iteration {i}/5000 | lm loss: 2.3 | grad norm: 1.1 |\n" for i in range(12)),
+        "tests/test_a.py::test_x PASSED\n==== 2 passed in 0.52s ====\n",
+        'INFO: 10.0.0.1:5000 - "POST /v1/chat HTTP/1.1" 200 OK\n' * 11,
+    ],
+    ids=["progress bar", "training steps", "pytest passed", "requests served"],
+)
+def test_a_run_that_went_on_after_its_last_error_ends_with_no_failure(after: str) -> None:
+    assert _end(HANDLED + after) is None
+
+
+def test_a_launchers_report_ends_a_run_whatever_rows_follow() -> None:
+    table = "".join(f"[{r}]:\n  time : 2026\n  host : node\n  rank : {r}\n" for r in range(8))
+    end = _end(
+        "ValueError: prompt too long\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n" + table
+    )
+    assert end is not None and end.line == "ValueError: prompt too long"
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "E0601 10:00:00.000000 1 torch/distributed/elastic/api.py:869] failed (exitcode: 1)",
+        "(base) root@node1:/home/u# bash run.sh --please-ignore",
+        "terminate called after throwing an instance of 'c10::Error'",
+        "Aborted (core dumped)",
+        "  0%|          | 1/500 [00:01<05:00, 1.61it/s]",
+    ],
+)
+def test_another_programs_row_is_not_read_as_the_message(row: str) -> None:
+    end = _end(f"RuntimeError: shape mismatch in my_op\n{row}\n")
+    assert end is not None and end.line == "RuntimeError: shape mismatch in my_op"
+    assert end.advice is None
+
+
+def test_line_numbers_count_the_raw_lines_of_a_coloured_log() -> None:
+    coloured = "".join(f"\x1b[32mINFO\x1b[0m step {i} \x1b[1mok\x1b[0m\n" for i in range(2000))
+    pad = "x" * 400 + "\n"  # past the 512 KiB read: the offset is counted in the raw bytes
+    end = _end(pad * 1400 + coloured + "RuntimeError: the failure\n")
+    assert end is not None and end.first == 1400 + 2000 + 1
+
+
+def test_a_traceback_cut_before_its_error_is_told_not_an_older_handled_one() -> None:
+    text = (
+        "ValueError: This model's maximum context length is 4096 tokens. Please reduce the "
+        "length of the messages.\n"
+        + TRACE.format(pkg="vllm_ascend")
+        + "    out = self.execute_model(batch)\n"
+    )
+    end = _end(text)
+    assert end is not None and end.line.startswith("a traceback cut before its error")
+    assert end.raiser == "vllm_ascend" and end.advice is None
+
+
+@pytest.mark.parametrize(
+    ("message", "asks"),
+    [
+        ("Parameter check failed. Set of ranks in the group: [0, 1] differs.", None),
+        ("you can't resize a tensor that requires grad", None),
+        (
+            "Install the `accelerate` package to use device_map: pip install accelerate",
+            "Install the `accelerate` package to use device_map: pip install accelerate",
+        ),
+        (
+            "needs SentencePiece. Please note that a restart may be needed. Checkout the docs",
+            ("Checkout the docs"),
+        ),
+    ],
+    ids=["noun", "cannot", "first sentence", "a note is no request"],
+)
+def test_advice_is_what_a_message_asks_not_a_verb_used_as_a_noun(
+    message: str, asks: Optional[str]
+) -> None:
+    assert advice(message) == asks
+
+
+def test_the_package_that_raised_is_none_where_the_programs_own_code_did() -> None:
+    text = (
+        'Traceback (most recent call last):\n  File "/x/site-packages/transformers/trainer.py", '
+        'line 9, in train\n  File "/home/u/train.py", line 3, in compute_loss\n'
+        "ValueError: labels missing\n"
+    )
+    end = _end(text)
+    assert end is not None and end.raiser is None
+
+
+def test_ranks_copies_of_one_failure_are_counted_whatever_their_device_number() -> None:
+    text = "".join(f"[rank{r}]: RuntimeError: exception on device {r}\n" for r in range(8))
+    end = _end(text)
+    assert end is not None and end.count == 8 and (end.first, end.last) == (1, 8)
+
+
+def test_a_flood_past_the_part_read_says_its_count_is_a_floor() -> None:
+    end = _end("RuntimeError: same failure\n" * 5000)
+    assert end is not None and end.more and end.count < 5000 and end.last == 5000
+
+
+def test_one_failure_that_ended_several_logs_is_one_finding(tmp_path) -> None:
+    logs = []
+    for rank in range(3):
+        log = tmp_path / f"rank{rank}.log"
+        log.write_text("step 1\nRuntimeError: tp_size exceeds num_key_value_heads\n")
+        logs += ["--log", str(log)]
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         *logs, "-f", "json"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    check = next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+    assert len(check["facts"]["unexplained"]) == 3
+    assert check["summary"].count("and in 2 more log(s): the logs end with a failure") == 1

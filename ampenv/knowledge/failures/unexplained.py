@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ampenv.knowledge.failures.lines import (
+    DEATH_TAIL,
+    ERROR_MARK,
     EXCERPT,
-    QUIET_LEVEL,
     WINDOW,
     below_error,
     death_tail,
@@ -39,6 +40,7 @@ _POINTS_ABOVE = re.compile(
     r"|\broot cause above|\bfor (?:the )?root cause\b|\bsee stack trace\b|\bsee above\b"
 )
 _HANDLING = "During handling of the above exception"
+_DIGITS = re.compile(r"\d+")  # what ranks' copies of one failure differ by (a device, a rank)
 # What Python prints above a traceback it reports and goes on from (a __del__ at exit, a .pth
 # file site.py could not run)
 _GONE_ON = re.compile(r"Exception ignored in|Error processing line \d+ of ")
@@ -46,26 +48,37 @@ _TRACEBACK = "Traceback (most recent call last)"
 # The end of a process that raised nothing: a signal, a fatal error, a failed check (a
 # launcher's, a scheduler's or a logger's word for it says less: the lines above it say what)
 _FATAL = re.compile(
-    r"(?m)Segmentation fault|core dumped|^\s*Killed\b|terminate called after throwing"
+    r"(?m)Segmentation fault|core dumped|^[ \t]*Killed\b|terminate called after throwing"
     r"|Fatal Python error|\bCheck failed:|Assertion `[^\n]{0,300}' failed\.|\bfatal error:"
     r"|\bpanicked at\b|killed due to memory pressure"
 )
 _WHAT = re.compile(r"\n\s{0,8}what\(\):\s+([^\n]{1,400})")  # a C++ exception's message
-# A run that went on after an error logged this many records of its own (INFO, DEBUG; a
-# progress bar's rows) below it: the error was not its end.
-WENT_ON = 20
-ROWS_AFTER = 2000  # rows read below it for them
-_PROGRESS = re.compile(r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[")
+# A run that went on after its last error logged this many records of its own below it (a
+# progress bar's each redraw, a training step's line, an INFO record; not a traceback's rows,
+# an error's, or a row with no word), or pytest's summary of a session nothing failed in: the
+# error was not its end. A launcher's report of a failed child ends a run, whatever follows.
+WENT_ON = 10
+ROWS_AFTER = 2000  # rows read below it
+_PYTEST_PASSED = re.compile(
+    r"^=+ (?!.*\b(?:failed|errors?)\b).*\b(?:passed|xfailed)\b.* in [\d.]+s"
+)
+_WORD = re.compile(r"[A-Za-z]{2}")
+_PROGRESS = re.compile(r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[")  # a progress bar's row
 # What a message asks of its reader: a request anywhere ("please ...", "try ...", "you should
-# ..."), or a sentence after the first that opens with an action ("... not supported. Use
-# bfloat16 instead."; the first sentence says what happened: "Run task for graph ... error"), to
-# its sentence's end (a stop in "nn.Module" or a URL ends none).
+# ..."), or a sentence that opens with an action ("... not supported. Use bfloat16 instead.",
+# "Install the accelerate package ..."), to its sentence's end (a stop in "nn.Module" or a URL
+# ends none). Weaker verbs open a request only after the first sentence ("Run task for graph
+# ... error" says what happened); a verb used as a noun ("Set of ranks") opens none.
+_NOUN = r"(?!\s+(?:of|failed|error)\b)"
 _ADVICE = re.compile(
-    r"(?i)(?:\b(?:please|try|consider|make sure|ensure|you (?:may|might|can|could|should|must"
-    r"|need)|it is recommended|we recommend|suggest(?:ion)?)\b"
-    r"|(?<=[.;!?]\s)(?:(?:re)?install|upgrade|downgrade|update|set|unset|export|use|run|pass"
-    r"|add|remove|check|increase|decrease|reduce|lower|enable|disable|specify|switch|rebuild"
-    r"|recompile)\b)(?:[^.;!?\n]|[.;!?](?=\S)){3,240}"
+    r"(?i)(?:\b(?:please(?!\s+note)|try|consider|make sure|ensure|it is recommended|we recommend"
+    r"|suggest(?:ion)?|you (?:may|might|can|could|should|must|need)(?!'))\b"
+    r"|(?:^|(?<=[.;!?]\s))(?:(?:re)?install|upgrade|downgrade|set|unset|export|use|pass|specify"
+    r"|increase|reduce|lower|enable|disable|rebuild|recompile|check ?out)\b"
+    + _NOUN
+    + r"|(?<=[.;!?]\s)(?:update|remove|run|check|add|switch|decrease)\b"
+    + _NOUN
+    + r")(?:[^.;!?\n]|[.;!?](?=\S)){3,240}"
 )
 # a traceback's frame in an installed package: the package is the first folder below it
 _PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]{0,80}?)(?:\.py)?[/\\\"]")
@@ -77,6 +90,8 @@ _NOT_MESSAGE = ("File ", "Traceback", "During handling", "The above exception")
 # a row that goes on with a message opens with a word, a quote or a bracket of its own; not with
 # a program's name and a colon ("make: ***"), pytest's "E   ", a fence, a list's dash, a prefix
 _MESSAGE_ROW = re.compile(r"""(?![\w.-]{1,40}: |E(?:\s|$))[\w'"({]""")
+# nor a logger's record (glog's "E0601 10:00:00"), a shell's prompt, a progress bar, a crash
+_NOT_ROW = re.compile(r"^[IWEF]\d{4} \d|[\w.-]+@[\w.-]+:\S*[#$] ")
 EXCEPTIONS_TAIL = 1 << 17  # characters of a text's end searched for its exceptions
 LINES = 256  # lines of it read at most
 
@@ -89,6 +104,7 @@ class Unexplained:
     first: int  # its line numbers in the text: the first and the last time it shows
     last: int
     count: int
+    more: bool  # the count is a floor: lines like it lie above the part of the text read
     raiser: Optional[str]  # the installed package whose code raised it, where a frame shows
     advice: Optional[str]  # what its words ask of the reader
 
@@ -99,15 +115,18 @@ def advice(message: str) -> Optional[str]:
     return m.group().strip().rstrip(",:") if m else None
 
 
-def _exceptions(tail: str) -> list[tuple[int, str, bool]]:
+def _exceptions(tail: str) -> tuple[list[tuple[int, str, bool]], bool]:
     """The last exception lines of ``tail`` (its last EXCEPTIONS_TAIL characters): (the line's
-    offset, its words from the name on, whether it wraps a failure told above it). A line is
-    one exception's: its first few names are tried, each read within WINDOW characters; at
-    most LINES lines are (a flood of names, or a line of a megabyte of them, costs no more)."""
+    offset, its words from the name on, whether it wraps a failure told above it), and whether
+    more lie above the part read. A line is one exception's: its first few names are tried,
+    each read within WINDOW characters; at most LINES * TRIES names are (a flood of them, or a
+    line of a megabyte of them, costs no more)."""
     floor = max(0, len(tail) - EXCEPTIONS_TAIL)
+    names = deque(_NAME_END.finditer(tail, floor), maxlen=LINES * TRIES + 1)
+    more = floor > 0 or len(names) > LINES * TRIES
     found: list[tuple[int, str, bool]] = []
     line_start, tries, skip_to = -1, 0, -1
-    for m in deque(_NAME_END.finditer(tail, floor), maxlen=LINES * TRIES):
+    for m in list(names)[-LINES * TRIES :]:
         if m.start() < skip_to:
             continue
         bound = max(floor, m.start() - WINDOW)
@@ -137,46 +156,70 @@ def _exceptions(tail: str) -> list[tuple[int, str, bool]]:
         wraps = bare in _WRAPPERS or _POINTS_ABOVE.search(words) is not None
         found.append((start, words, wraps))
         skip_to = end
-    return found
+    return found, more
 
 
-def _chosen(tail: str, found: list[tuple[int, str, bool]]) -> tuple[int, str]:
-    """The exception that says what failed: the last one that wraps nothing, or, where it was
-    raised while handling the one before it, that one; the last wrapper where all wrap."""
+def _chosen(tail: str, found: list[tuple[int, str, bool]]) -> tuple[int, str, str]:
+    """The exception that says what failed (its offset, its words, the words it was raised
+    while handling): the last one that wraps nothing (a library's own "raise ValueError(
+    <what to do>)" in an except block says more than the KeyError it caught, a cleanup's error
+    less: both are told), the last wrapper where all wrap."""
     told = [i for i, (_, _, wraps) in enumerate(found) if not wraps]
-    if not told:
-        return found[-1][:2]
-    i = told[-1]
-    while i > 0 and not found[i - 1][2] and _HANDLING in tail[found[i - 1][0] : found[i][0]]:
-        i -= 1
-    return found[i][:2]
+    i = told[-1] if told else len(found) - 1
+    at, words, _ = found[i]
+    handled = ""
+    if i > 0 and not found[i - 1][2] and _HANDLING in tail[found[i - 1][0] : at]:
+        handled = found[i - 1][1]
+    return at, words, handled
+
+
+def _message_row(row: str) -> bool:
+    """Whether ``row`` (below an exception's line) goes on with its message."""
+    return (
+        _MESSAGE_ROW.match(row) is not None
+        and not starts_record(row)
+        and not row.startswith(_NOT_MESSAGE)
+        and _NOT_ROW.search(row) is None
+        and _FATAL.search(row) is None
+        and _PROGRESS.search(row) is None
+    )
 
 
 def _rest(tail: str, at: int) -> str:
     """The rows below the exception's line at ``at`` that go on with its message (a message of
-    several lines: vLLM's checks, a tuple's parts), up to MESSAGE_ROWS: to a blank row, a
-    record of its own or a traceback's."""
+    several lines: vLLM's checks, a tuple's parts, transformers' paragraphs), up to
+    MESSAGE_ROWS: to a second blank row, a record of its own, a traceback's, or another
+    program's (a prompt, a crash, a bar)."""
     rows: list[str] = []
-    start = tail.find("\n", at) + 1
+    start, blank = tail.find("\n", at) + 1, False
     while 0 < start < len(tail) and len(rows) < MESSAGE_ROWS:
         end = tail.find("\n", start)
         end = len(tail) if end < 0 else end
-        row = tail[start : min(end, start + WINDOW)].strip()
-        if not _MESSAGE_ROW.match(row) or starts_record(row) or row.startswith(_NOT_MESSAGE):
-            break
-        rows.append(row)
+        row = tail[start : min(end, start + WINDOW)]
         start = end + 1
+        if not row.strip() and not blank:  # one blank row between a message's paragraphs
+            blank = True
+            continue
+        if "\r" in row.rstrip("\r") or not _message_row(row.strip()):
+            break
+        rows.append(row.strip())
     return " ".join(rows)
 
 
+def _stdlib(path: str) -> bool:
+    return path.startswith("<") or re.search(r"[/\\]lib[/\\]python[\d.]*[/\\]", path) is not None
+
+
 def _raiser(tail: str, at: int) -> Optional[str]:
-    """The installed package of the innermost frame in one (past the standard library's and
-    the program's own) of the traceback that ends at ``at``."""
+    """The installed package whose code raised the error at ``at``: its traceback's innermost
+    frame, past the standard library's; none where that frame is the program's own code."""
     start = tail.rfind(_TRACEBACK, max(0, at - 65536), at)
     for path in reversed(_FRAME.findall(tail, max(start, 0), at) if start >= 0 else ()):
         package = _PACKAGE.search(path + '"')
         if package:
             return package.group(1)
+        if not _stdlib(path):
+            return None
     return None
 
 
@@ -195,44 +238,93 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
     return start, f"{words} {what.group(1).strip()}" if what else words
 
 
-def _went_on(tail: str, at: int) -> bool:
-    """Whether the run logged WENT_ON records of its own in the rows below the line at ``at``."""
-    rows, start = 0, tail.find("\n", at) + 1
+def _cut(tail: str) -> Optional[tuple[int, str]]:
+    """A traceback below every exception line, cut before its own (the job killed while it
+    printed): its offset and its last frame, told for it."""
+    at = tail.rfind(_TRACEBACK)
+    if at < 0:
+        return None
+    start = tail.rfind("\n", 0, at) + 1
+    # its error is the first row below it, not a frame's, no deeper than its frames (whatever
+    # the error's name; a paste may indent them all)
+    rows = [row for row in re.split(r"\r\n?|\n", tail[at:])[1:] if row.strip()]
+    frames_at = [len(r) - len(r.lstrip()) for r in rows if r.lstrip().startswith("File ")]
+    if not frames_at:  # no frame on a row of its own: a paste that joined it all in one line
+        return None
+    deepest = frames_at[0]
+    for row in rows:
+        if len(row) - len(row.lstrip()) <= deepest and not row.lstrip().startswith("File "):
+            return None
+    frames = re.findall(r'File "[^"\n]{1,400}", line \d{1,7}, in [^\n]{1,200}', tail[at:])
+    frame = f": its last frame {frames[-1]}" if frames else ""
+    return start, f"a traceback cut before its error{frame}"
+
+
+def _went_on(tail: str, at: int, wrapper: bool) -> bool:
+    """Whether the run went on after the last error, at ``at`` (``wrapper``: a launcher's
+    report of a failed child, which ends a run): WENT_ON records of its own below it."""
+    if wrapper:
+        return False
+    records, start = 0, tail.find("\n", at) + 1
     for _ in range(ROWS_AFTER):
         if not 0 < start < len(tail):
             return False
         end = tail.find("\n", start)
         end = len(tail) if end < 0 else end
         row = tail[start : min(end, start + WINDOW)]
-        if QUIET_LEVEL.match(row) or _PROGRESS.search(row):
-            rows += 1
-            if rows >= WENT_ON:
-                return True
+        if _PYTEST_PASSED.match(row):
+            return True
+        for record in row.split("\r"):
+            if (
+                _WORD.search(record)
+                and not record.startswith("    ")
+                and not record.lstrip().startswith(("File ", _TRACEBACK))
+                and ERROR_MARK.search(record) is None
+            ):
+                records += 1
+        if records >= WENT_ON:
+            return True
         start = end + 1
     return False
 
 
 def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
     """The failure ``data`` (a text, its first line numbered ``first_line``, whose end shows a
-    process that died: ``Scanner.died``) ends with; None where no line of its end says it."""
+    process that died: ``Scanner.died``) ends with; None where no line of its end says it, or
+    the run went on after it."""
     tail = death_tail(data)
-    offset = first_line + data.count(b"\n", 0, len(data) - min(len(data), len(tail)))
+    # (lines before the part read: counted in the bytes, which colours removed do not change)
+    offset = first_line + data.count(b"\n", 0, max(0, len(data) - DEATH_TAIL))
     text = tail.decode("utf-8", "replace")
-    found = _exceptions(text)
-    if found:
-        at, words = _chosen(text, found)
-        same = [start for start, other, _ in found if other == words]
+    found, more = _exceptions(text)
+    cut = _cut(text)
+    raiser: Optional[str] = None
+    if cut is not None:
+        (at, words), same, more, last_error = cut, [cut[0]], False, cut[0]
+        raiser = _raiser(text, len(text))
+    elif found:
+        at, words, handled = _chosen(text, found)
+        like = _DIGITS.sub("#", words)
+        same = [start for start, other, _ in found if _DIGITS.sub("#", other) == like]
         raiser = _raiser(text, at)
+        message = words.split(": ", 1)[-1]
         words = f"{words} {_rest(text, at)}".strip()
+        asks = advice(f"{message} {_rest(text, at)}"[: EXCERPT * 4])
+        if handled:
+            words += f" (raised while handling {handled})"
+        last_error = found[-1][0]
     else:
         fatal = _fatal(text)
         if fatal is None:
             return None
         at, words = fatal
-        same, raiser = [at], None
-    if _went_on(text, at):
+        same, more, last_error = [at], False, at
+    if cut is not None or not found:
+        asks = advice(words[: EXCERPT * 4])
+    wrapper = bool(found) and found[-1][2] and found[-1][0] == last_error
+    if _went_on(text, max(last_error, at), wrapper):
         return None
     line = words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
     number = offset + text.count("\n", 0, same[0])
     last = number + text.count("\n", same[0], same[-1])
-    return Unexplained(line, number, last, len(same), raiser, advice(words[: EXCERPT * 4]))
+    return Unexplained(line, number, last, len(same), more, raiser, asks)
