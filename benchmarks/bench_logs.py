@@ -1,7 +1,8 @@
 """A 1 GB training log through `logs.errors`: wall time and peak memory of the whole
 `ampenv doctor --only logs.errors --log FILE` process, for a plain log and its gzip, against the
 same command on a 1 MB log (the fixed cost). The log is typical text (INFO step lines, a
-warning now and then) with real failure lines at its end, where a dying job writes them.
+warning now and then) with real failure lines at its end, where a dying job writes them; a
+fourth log ends with a failure no entry knows (a traceback, told in its own words).
 
 Usage: python benchmarks/bench_logs.py [-n 3] [--size-mb 1024] [--dir /tmp]
 """
@@ -30,12 +31,20 @@ FAILURE = (
 )
 
 
-def write_log(path: Path, size: int) -> None:
+UNKNOWN = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/local/lib/python3.11/site-packages/mindspeed_mm/train.py", line 88, in main\n'
+    "    assert args.tp_size <= config.num_key_value_heads\n"
+    "RuntimeError: tp_size exceeds num_key_value_heads\n"
+)
+
+
+def write_log(path: Path, size: int, failure: str = FAILURE) -> None:
     block = "".join(LINE.format(m=i % 60, s=i % 60, r=i % 8, i=i) for i in range(20000)).encode()
     with open(path, "wb") as fh:
         while fh.tell() + len(block) < size:
             fh.write(block)
-        fh.write(FAILURE.encode())
+        fh.write(failure.encode())
 
 
 # A parent of its own per run: its RUSAGE_CHILDREN peak is that one run's.
@@ -55,6 +64,7 @@ def run(log: Path) -> tuple[float, float, list[str]]:
     wall, peak, stdout = json.loads(out.stdout)
     check = json.loads(stdout)["checks"][0]
     ids = [h["id"] for h in check["facts"].get("hits", [])]
+    ids += [f"told: {u['line']}" for u in check["facts"].get("unexplained", [])]
     return wall, peak, ids
 
 
@@ -66,12 +76,19 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         small, big, packed = Path(tmp, "small.log"), Path(tmp, "big.log"), Path(tmp, "big.log.gz")
+        unknown = Path(tmp, "unknown.log")
         write_log(small, 1 << 20)
         write_log(big, args.size_mb << 20)
+        write_log(unknown, args.size_mb << 20, UNKNOWN)
         with open(big, "rb") as src, gzip.open(packed, "wb", compresslevel=1) as dst:
             while chunk := src.read(1 << 24):
                 dst.write(chunk)
-        cases = {"1 MB log": small, f"{args.size_mb} MB log": big, f"{args.size_mb} MB .gz": packed}
+        cases = {
+            "1 MB log": small,
+            f"{args.size_mb} MB log": big,
+            f"{args.size_mb} MB .gz": packed,
+            f"{args.size_mb} MB unknown": unknown,
+        }
         results: dict[str, list[tuple[float, float, list[str]]]] = {k: [] for k in cases}
         for _ in range(args.n):  # alternating, so machine noise hits all alike
             for name, path in cases.items():
