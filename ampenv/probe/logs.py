@@ -20,6 +20,7 @@ from functools import cache
 from typing import BinaryIO, Optional
 
 from ampenv.knowledge.failures import Hit, Scanner
+from ampenv.knowledge.failures.findings import NEAR
 from ampenv.knowledge.failures.unexplained import Unexplained, last_failure
 from ampenv.probe import Probe
 from ampenv.util import bounded
@@ -294,6 +295,17 @@ def _utf8(data: bytes, bom: bytes = b"", shifted: bool = False) -> bytes:
     return data.decode("utf-16-le" if le else "utf-16-be", "replace").encode("utf-8")
 
 
+def _explains(hit: Hit, name: str, end: Unexplained) -> bool:
+    """Whether ``hit`` says what ended the text ``name``: it shows there near its end (within
+    NEAR lines above the failure, or below it); a handled import logged at its start does not
+    (where the hit was last seen in another text, its places in this one are not known: it
+    counts)."""
+    if name not in hit.texts:
+        return False
+    where, _, line = hit.last.rpartition(":")
+    return where != name or not line.isdigit() or int(line) >= end.first - NEAR
+
+
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
     """A tail starts mid-line: drop the partial first line (but a tail that is all one line is
     scanned as it is: dropping it would judge a log unread)."""
@@ -377,8 +389,9 @@ def scan(
             look_for_end(data, name)
         if result.files:
             result.hits, result.undecoded = scanner().hits(), scanner().undecoded
-            explained = {name for hit in result.hits for name in hit.texts}
-            result.unexplained = [(n, e) for n, e in ended.items() if n not in explained]
+            result.unexplained = [
+                (n, e) for n, e in ended.items() if not any(_explains(h, n, e) for h in result.hits)
+            ]
         return result
 
     return probe.fact(key, run)

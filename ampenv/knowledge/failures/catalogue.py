@@ -5,6 +5,7 @@ from __future__ import annotations
 from ampenv.knowledge.failures.accuracy_tools import FAILURES as ACCURACY_TOOLS
 from ampenv.knowledge.failures.acl import FAILURES as ACL
 from ampenv.knowledge.failures.aicore_analysis import FAILURES as AICORE_ANALYSIS
+from ampenv.knowledge.failures.amp_settings import FAILURES as AMP_SETTINGS
 from ampenv.knowledge.failures.cann_pairing import FAILURES as CANN_PAIRING
 from ampenv.knowledge.failures.codes import families
 from ampenv.knowledge.failures.collectives import FAILURES as COLLECTIVES
@@ -46,6 +47,7 @@ NAMED: tuple[Failure, ...] = (
     *NPU_OPTIONS,
     *TORCH_NPU,
     *GPU_CODE,
+    *AMP_SETTINGS,
     *CANN_PAIRING,
     *SCHEDULERS,
     *CONTAINERS,

@@ -514,8 +514,9 @@ def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict
         for row in shown[1:]:
             start = data.find(b"\n", start + 1)
             # a row that begins a record of its own was joined to the rows above by mistake
-            # (lines that merely filled the screen): their level is not its
-            if starts_record(row):
+            # (lines that merely filled the screen): their level is not its; one that opens
+            # with one space is a wrap that fell on the space before a word (" Error: ...")
+            if starts_record(row) and not (row[:1] == " " and row[1:2] != " "):
                 record = [row]
                 continue
             above[start + 1] = "".join(record)
@@ -572,6 +573,9 @@ _DEATH_MARKERS = (
     b"] Error ",  # make: *** [Makefile:12: run] Error 1
     b"Error(",  # ray.exceptions.RayTaskError(RuntimeError):
     b"panicked at",  # Rust
+    b"zsh: ",  # zsh's own words for a child's signal, lower case, or its job's line:
+    b"segmentation fault",  # "[1]    11244 segmentation fault  python cli_demo.py"
+    b"killed  ",  # "[1]    75076 killed     python main.py"
 )
 _DEATH = re.compile(
     r'Traceback \(most recent call last\)|\bFile "[^"]{1,400}", line \d{1,7}, in '
@@ -586,7 +590,8 @@ _DEATH = re.compile(
     r"|\bAssertion `[^\n]{0,300}' failed\."
     r"|\bExit Code:\s{0,16}-?[1-9]|\bexit status -?[1-9]|Back-off restarting failed container"
     r"|\*\*\* \[[^\]\n]{1,200}\] Error [1-9]|\b\w{1,60}Error\(\w{1,60}(?:Error|Exception)\):"
-    r"|\bpanicked at\b"
+    r"|\bpanicked at\b|\bzsh: (?:segmentation fault|killed|abort|bus error)\b"
+    r"|\[\d{1,3}\]\s{1,8}\d{1,9}\s{1,4}(?:segmentation fault|killed|abort|bus error)\b"
 )
 # Python's words before the traceback of an exception it ignored (a __del__ at shutdown)
 _IGNORED = b"Exception ignored in"

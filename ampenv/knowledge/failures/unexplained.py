@@ -40,27 +40,38 @@ _POINTS_ABOVE = re.compile(
     r"|\broot cause above|\bfor (?:the )?root cause\b|\bsee stack trace\b|\bsee above\b"
 )
 _HANDLING = "During handling of the above exception"
+_CLEAN_EXIT = re.compile(r"SystemExit: (?:0|None)?\s*$")  # an exit that reports success
 _DIGITS = re.compile(r"\d+")  # what ranks' copies of one failure differ by (a device, a rank)
 # What Python prints above a traceback it reports and goes on from (a __del__ at exit, a .pth
-# file site.py could not run)
-_GONE_ON = re.compile(r"Exception ignored in|Error processing line \d+ of ")
+# file site.py could not run, an exit hook, a thread of its own)
+_GONE_ON = re.compile(
+    r"Exception ignored in|Error processing line \d+ of |Error in atexit\._run_exitfuncs"
+    r"|Exception in thread "
+)
 _TRACEBACK = "Traceback (most recent call last)"
 # The end of a process that raised nothing: a signal, a fatal error, a failed check (a
 # launcher's, a scheduler's or a logger's word for it says less: the lines above it say what)
 _FATAL = re.compile(
     r"(?m)Segmentation fault|core dumped|^[ \t]*Killed\b|terminate called after throwing"
     r"|Fatal Python error|\bCheck failed:|Assertion `[^\n]{0,300}' failed\.|\bfatal error:"
-    r"|\bpanicked at\b|killed due to memory pressure"
+    r"|\bpanicked at\b|killed due to memory pressure|\bzsh: (?:segmentation fault|killed|abort)"
+    r"|\[\d{1,3}\]\s{1,8}\d{1,9}\s{1,4}(?:segmentation fault|killed|abort|bus error)\b"
 )
 _WHAT = re.compile(r"\n\s{0,8}what\(\):\s+([^\n]{1,400})")  # a C++ exception's message
 # A run that went on after its last error logged this many records of its own below it (a
-# progress bar's each redraw, a training step's line, an INFO record; not a traceback's rows,
-# an error's, or a row with no word), or pytest's summary of a session nothing failed in: the
-# error was not its end. A launcher's report of a failed child ends a run, whatever follows.
+# progress bar's each redraw, a training step's line, a request served, an INFO record; not a
+# traceback's rows, a warning, or a process ending: a launcher killing or reaping its children,
+# a server shutting down), or pytest's summary of a session nothing failed in: the error was not
+# its end. A launcher's report of a failed child ends a run, whatever follows.
 WENT_ON = 10
-ROWS_AFTER = 2000  # rows read below it
+ROWS_AFTER = 2000  # rows read back from a text's end
+RECORDS_READ = 4000  # and records (a progress bar's redraws) in them
 _PYTEST_PASSED = re.compile(
-    r"^=+ (?!.*\b(?:failed|errors?)\b).*\b(?:passed|xfailed)\b.* in [\d.]+s"
+    r"^(?:=+ )?(?!.*\b(?:failed|errors?)\b)\d+ (?:passed|xfailed)\b.* in [\d.]+s"
+)
+_ENDING = re.compile(
+    r"(?i)\bkill(?:ing|ed|s)?\b|\bterminat|\bshut(?:ting)? ?down\b|\bexit|\bsignal\b"
+    r"|\bsig[a-z]{2,4}\b|\babort|\bleak|\bclean ?up\b|\bwarn"
 )
 _WORD = re.compile(r"[A-Za-z]{2}")
 _PROGRESS = re.compile(r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[")  # a progress bar's row
@@ -72,7 +83,7 @@ _PROGRESS = re.compile(r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[")  # a progress bar
 _NOUN = r"(?!\s+(?:of|failed|error)\b)"
 _ADVICE = re.compile(
     r"(?i)(?:\b(?:please(?!\s+note)|try|consider|make sure|ensure|it is recommended|we recommend"
-    r"|suggest(?:ion)?|you (?:may|might|can|could|should|must|need)(?!'))\b"
+    r"|suggest(?:ion)?|you (?:may|might|can|could|should|must|need)(?!')(?!\s+have\b))\b"
     r"|(?:^|(?<=[.;!?]\s))(?:(?:re)?install|upgrade|downgrade|set|unset|export|use|pass|specify"
     r"|increase|reduce|lower|enable|disable|rebuild|recompile|check ?out)\b"
     + _NOUN
@@ -83,6 +94,8 @@ _ADVICE = re.compile(
 # a traceback's frame in an installed package: the package is the first folder below it
 _PACKAGE = re.compile(r"[/\\](?:site|dist)-packages[/\\]([A-Za-z_][\w.-]{0,80}?)(?:\.py)?[/\\\"]")
 _FRAME = re.compile(r'File "([^"\n]{1,400})"')
+_ROW = re.compile(r"[^\r\n]+")
+_STDLIB = re.compile(r"[/\\]lib[/\\]python[\d.]*[/\\]|\\Lib\\(?!site-packages)")
 SHOWN = 300  # characters of the failure's line told
 TRIES = 4  # names tried in one line
 MESSAGE_ROWS = 3  # rows below an exception's line read as its message's
@@ -151,6 +164,8 @@ def _exceptions(tail: str) -> tuple[list[tuple[int, str, bool]], bool]:
         if gone_on and above.count(_TRACEBACK, gone_on[-1].end()) <= 1:
             continue
         words = line[at:].split("\r", 1)[0].strip()  # a record a carriage return ends
+        if bare == "SystemExit" and _CLEAN_EXIT.match(words):
+            continue
         if words.endswith("|") and " | " in words:  # a row of a table (a FAQ's, a report's)
             continue
         wraps = bare in _WRAPPERS or _POINTS_ABOVE.search(words) is not None
@@ -207,7 +222,8 @@ def _rest(tail: str, at: int) -> str:
 
 
 def _stdlib(path: str) -> bool:
-    return path.startswith("<") or re.search(r"[/\\]lib[/\\]python[\d.]*[/\\]", path) is not None
+    """Whether ``path`` is Python's own library (POSIX: lib/python3.x/; Windows: Lib\\)."""
+    return path.startswith("<") or _STDLIB.search(path) is not None
 
 
 def _raiser(tail: str, at: int) -> Optional[str]:
@@ -233,6 +249,8 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
     start = tail.rfind("\n", 0, last.start()) + 1
     end = tail.find("\n", last.end())
     end = len(tail) if end < 0 else end
+    if _PROGRESS.search(tail, start, last.start()):  # a bar's row the crash was written on
+        start = last.start()
     words = tail[start:end].strip()
     what = _WHAT.match(tail, end)
     return start, f"{words} {what.group(1).strip()}" if what else words
@@ -247,45 +265,55 @@ def _cut(tail: str) -> Optional[tuple[int, str]]:
     start = tail.rfind("\n", 0, at) + 1
     # its error is the first row below it, not a frame's, no deeper than its frames (whatever
     # the error's name; a paste may indent them all)
-    rows = [row for row in re.split(r"\r\n?|\n", tail[at:])[1:] if row.strip()]
-    frames_at = [len(r) - len(r.lstrip()) for r in rows if r.lstrip().startswith("File ")]
-    if not frames_at:  # no frame on a row of its own: a paste that joined it all in one line
-        return None
-    deepest = frames_at[0]
-    for row in rows:
-        if len(row) - len(row.lstrip()) <= deepest and not row.lstrip().startswith("File "):
+    deepest = None
+    for m in _ROW.finditer(tail, tail.find("\n", at) + 1 or len(tail)):
+        row = m.group()
+        depth = len(row) - len(row.lstrip())
+        if row.lstrip().startswith("File "):
+            deepest = depth if deepest is None else deepest
+        elif row.strip() and (deepest is None or depth <= deepest):
             return None
+    if deepest is None:  # no frame on a row of its own: a paste that joined it all in one line
+        return None
     frames = re.findall(r'File "[^"\n]{1,400}", line \d{1,7}, in [^\n]{1,200}', tail[at:])
     frame = f": its last frame {frames[-1]}" if frames else ""
     return start, f"a traceback cut before its error{frame}"
 
 
-def _went_on(tail: str, at: int, wrapper: bool) -> bool:
-    """Whether the run went on after the last error, at ``at`` (``wrapper``: a launcher's
-    report of a failed child, which ends a run): WENT_ON records of its own below it."""
-    if wrapper:
-        return False
-    records, start = 0, tail.find("\n", at) + 1
+def _row_ends(tail: str, at: int) -> bool:
+    """Whether ``tail``'s rows, read back from its end to the line at ``at``, show a run that
+    went on after its last error (see WENT_ON)."""
+    records, read, end = 0, 0, len(tail)
     for _ in range(ROWS_AFTER):
-        if not 0 < start < len(tail):
-            return False
-        end = tail.find("\n", start)
-        end = len(tail) if end < 0 else end
-        row = tail[start : min(end, start + WINDOW)]
-        if _PYTEST_PASSED.match(row):
+        start = tail.rfind("\n", 0, max(0, end - 1)) + 1
+        if start <= at:
+            break
+        row = tail[start:end][:WINDOW]
+        end = start
+        if _PYTEST_PASSED.match(row.strip()):
             return True
-        for record in row.split("\r"):
+        for record in reversed(row.split("\r")[-RECORDS_READ:]):
+            read += 1
+            if read > RECORDS_READ:  # a flood of redraws: what was read decides
+                return records >= WENT_ON
+            if ERROR_MARK.search(record) or _FATAL.search(record):
+                return records >= WENT_ON
             if (
                 _WORD.search(record)
                 and not record.startswith("    ")
                 and not record.lstrip().startswith(("File ", _TRACEBACK))
-                and ERROR_MARK.search(record) is None
+                and _ENDING.search(record) is None
             ):
                 records += 1
         if records >= WENT_ON:
             return True
-        start = end + 1
-    return False
+    return records >= WENT_ON
+
+
+def _went_on(tail: str, at: int, wrapper: bool) -> bool:
+    """Whether the run went on after its last error (``wrapper``: that error is a launcher's
+    report of a failed child, which ends a run)."""
+    return not wrapper and _row_ends(tail, at)
 
 
 def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
@@ -310,8 +338,10 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
         message = words.split(": ", 1)[-1]
         words = f"{words} {_rest(text, at)}".strip()
         asks = advice(f"{message} {_rest(text, at)}"[: EXCERPT * 4])
-        if handled:
-            words += f" (raised while handling {handled})"
+        if handled:  # told within the line's bound, the error's own words first
+            while_ = f" (raised while handling {handled[:100]})"
+            room = SHOWN - len(while_)
+            words = (words if len(words) <= room else words[: room - 3] + "...") + while_
         last_error = found[-1][0]
     else:
         fatal = _fatal(text)
