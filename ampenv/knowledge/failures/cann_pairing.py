@@ -615,4 +615,42 @@ FAILURES = (
         ),
         hints=("error", "unsupport"),
     ),
+    Failure(
+        id="mindspore-cann-version-mismatch",
+        mode="cann-pairing",
+        component="mindspore",
+        # MindSpore's run_check at import: the CANN package's version file, and the te and hccl
+        # wheels (a countdown of three follows); a warning it goes on from
+        patterns=(
+            r"MindSpore\sversion \S{1,40} and (?:Ascend\sAI\ssoftware\spackage\s\(Ascend"
+            r"\sData\sCenter\sSolution\)\s?version|\"(?:te|hccl)\"\swheel\spackage\sversion) "
+            r"\S{1,20} does not match",
+        ),
+        codes=(),
+        meaning="MindSpore found a CANN (or its te and hccl wheels) of another release than the "
+        "ones it was built for: harmless alone where the run goes on, and the likely cause "
+        "where an operator, a graph or a collective fails after it",
+        causes=(
+            "CANN upgraded or downgraded without the MindSpore release made for it",
+            "te and hccl wheels left from another CANN in this Python",
+        ),
+        fix="install the CANN release this MindSpore expects (the warning lists them: 'expect "
+        "one of [...]'; MindSpore's install page has the table) with the te and hccl wheels of "
+        "the same CANN, or the MindSpore release made for the installed CANN",
+        confirm=None,
+        sources=(
+            Source(
+                "mindspore-ai/mindspore mindspore/python/mindspore/run_check/_check_version.py "
+                "(AscendEnvChecker; the public file index's id 264564265)",
+                "official",
+            ),
+            Source(
+                "mindspore-lab/orange-pi-mindspore applications/online/inference/04_fcn/"
+                "mindspore_fcn8s.ipynb@dc35f089352cb9a874b531f9554afe012a07462d (its set-up cell)",
+                "official",
+            ),
+        ),
+        hints=("do not match",),
+        notice=True,
+    ),
 )
