@@ -451,3 +451,74 @@ def test_pythons_own_library_on_windows_is_passed_to_find_the_package() -> None:
     )
     end = _end(text)
     assert end is not None and end.raiser == "matplotlib"
+
+
+# Round three of the red team.
+@pytest.mark.parametrize("prefix", ["", "[default0]:"])
+def test_a_message_that_opens_on_the_row_below_its_name_is_told(prefix: str) -> None:
+    text = (
+        f"{prefix}RuntimeError:\n{prefix}The dataset index is stale: rebuild it with "
+        f"tools/build_index.py.\n"
+    )
+    end = _end(text)
+    assert end is not None
+    assert (
+        end.line
+        == "RuntimeError: The dataset index is stale: rebuild it with tools/build_index.py."
+    )
+    assert end.advice == "rebuild it with tools/build_index.py"
+
+
+def test_a_ranks_rows_of_one_message_are_no_run_going_on() -> None:
+    rows = "".join(f"[default0]:        row {i} of the message\n" for i in range(12))
+    end = _end(f"[default0]:RuntimeError: \n{rows}")
+    assert end is not None and end.line.startswith("RuntimeError: row 0 of the message")
+
+
+def _ids(text: str) -> list[tuple[str, bool]]:
+    from ampenv.knowledge.failures import scan_lines
+
+    return [(h.id, h.note) for h in scan_lines(text.splitlines(), "t")]
+
+
+def test_an_allocation_that_names_another_code_is_not_told_as_out_of_memory() -> None:
+    line = (
+        "RuntimeError: NPU function error: c10_npu::acl::AclrtMallocAlign32(&ptr, size, "
+        "aclrtMemMallocPolicy::ACL_MEM_MALLOC_HUGE_FIRST), error code is {code}"
+    )
+    assert "npu-direct-malloc-failed" in dict(_ids(line.format(code=207001)))
+    assert "npu-direct-malloc-failed" not in dict(_ids(line.format(code=507899)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "npu_adam ascend_cann is missing, npu ops cannot be compiled!\nstep 1 loss 2.0\n",
+        "UserWarning: In CPU autocast, but the target dtype is not supported. Disabling "
+        "autocast.\nCPU Autocast only supports dtype of torch.bfloat16 currently.\n",
+    ],
+    ids=["deepspeed's op builder", "autocast"],
+)
+def test_a_warning_a_run_goes_on_from_is_a_note_alone(text: str) -> None:
+    assert [note for _, note in _ids(text)] == [True]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "PermissionError: [Errno 13] Permission denied: '/dev/davinci_manager'",
+        "PermissionError: [Errno 13] Permission denied: '/dev/devmm_svm'",
+        "PermissionError: [Errno 1] Operation not permitted: '/dev/davinci0'",
+    ],
+)
+def test_every_device_node_refused_is_read(line: str) -> None:
+    assert dict(_ids(line)) == {"device-query-denied": False}
+
+
+def test_a_row_that_opens_with_a_padded_level_is_a_record_of_its_own() -> None:
+    from ampenv.knowledge.failures.lines import rows_above, screen_lines
+
+    error = "ERROR worker.py:12 a failure that exactly fills the screen's width of eighty col"
+    data = f"{error}\n INFO worker.py:13 next record\n{'x' * 80}\ny\n".encode()
+    above = rows_above(data, list(screen_lines(data)))
+    assert len(error) == 80 and len(error) + 1 not in above and above

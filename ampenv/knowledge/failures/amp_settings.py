@@ -1,6 +1,7 @@
 """What mixed precision's own checks say of a setting that turns it off: autocast asked for a
 dtype its device does not compute in, which it refuses with a warning and runs in full
-precision (the job goes on, neither faster nor smaller)."""
+precision (the job goes on, neither faster nor smaller: a note alone, a cause beside a
+failure)."""
 
 from __future__ import annotations
 
@@ -16,18 +17,19 @@ FAILURES = (
             r"In \w{1,20} autocast, but the target dtype is not supported\. Disabling autocast",
         ),
         codes=(),
-        meaning="autocast was asked for a dtype its device does not compute in (float32, or "
-        "float64, where NPU and CPU autocast take float16 and bfloat16 only): it turned itself "
-        "off, and the region runs in full precision",
+        meaning="autocast was asked for a dtype its device does not compute in (the warning's "
+        "next row lists the ones it takes: float16 and bfloat16 on NPU and CUDA, bfloat16 only "
+        "on the CPU before torch 2.x): it turned itself off, and the region runs in full "
+        "precision",
         causes=(
             "code that passes dtype=torch.float32 to autocast to mean 'no mixed precision "
             "here' (autocast(enabled=False) is that)",
-            "a dtype chosen for another device (a config written for one accelerator, read on "
-            "another)",
+            "a dtype chosen for another device, or for another torch release (float16 on an "
+            "older torch's CPU autocast)",
         ),
-        fix="give autocast torch.float16 or torch.bfloat16 (`torch.autocast('npu', "
-        "dtype=torch.bfloat16)`); where a region must run in fp32, use autocast(enabled=False) "
-        "and cast its inputs with .float()",
+        fix="give autocast a dtype the warning's next row lists (torch.autocast(<device>, "
+        "dtype=torch.bfloat16) on NPU, CUDA and CPU alike); where a region must run in fp32, "
+        "use autocast(enabled=False) and cast its inputs with .float()",
         confirm=None,
         sources=(
             Source(
@@ -42,5 +44,8 @@ FAILURES = (
             ),
         ),
         hints=("not support",),
+        # a warning the run goes on from (IPEX's int8 calibration prints it and works): the
+        # cause beside a failure, a note alone
+        notice=True,
     ),
 )

@@ -254,8 +254,6 @@ FAILURES = (
             # an environment check's own ("ERROR: ASCEND_HOME_PATH not set": hicann/skills'
             # ascendc-env-check)
             r"\bERROR:\s{1,4}ASCEND_HOME_PATH not set\b",
-            # DeepSpeed's NPUOpBuilder, where it found no CANN version to build against
-            r"ascend_cann is missing, npu ops cannot be compiled",
         ),
         codes=("148049",),
         meaning="the program (torch_npu, Triton-Ascend, MindFormers' check, ...) found no CANN "
@@ -286,11 +284,6 @@ FAILURES = (
             ),
             Source("Ascend/pytorch torch_npu/__init__.py (ASCEND_*_PATH at import)", "official"),
             Source("https://gitee.com/mindspore/mindformers/pulls/4773 (run_check)", "official"),
-            Source(
-                "deepspeedai/DeepSpeed op_builder/npu/builder.py"
-                "@edaa7221267243c7be7fb49c5d5f5c4fb97b4641 (PR #8096)",
-                "official",
-            ),
             Source(
                 "triton-lang/triton-ascend third_party/ascend/backend/utils.py"
                 "@a84b1eb52b6215e2c171632f2df0892f1003cfc8 (_get_ascend_path)",

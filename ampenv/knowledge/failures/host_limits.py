@@ -135,7 +135,8 @@ FAILURES = (
         component="runtime",
         patterns=(
             r"Call halGetDeviceInfo failed: drvRet=4\b",
-            r"PermissionError: \[Errno 13\] Permission denied: '/dev/(?:davinci\d|hisi_hdc)",
+            r"PermissionError: \[Errno (?:13\] Permission denied|1\] Operation not permitted): "
+            r"'/dev/(?:davinci(?:\d|_manager)|devmm_svm|hisi_hdc)",
         ),
         codes=(),
         meaning="the runtime could not query the device through the driver (halGetDeviceInfo, "
@@ -148,7 +149,10 @@ FAILURES = (
             "a container whose device rules do not allow the node (docker run --device)",
         ),
         fix="run as a member of the driver's group (`usermod -aG HwHiAiUser <user>`, then log "
-        "in again) or as root; check the device is up: `npu-smi info`",
+        "in again; a container run with --user: --group-add <that group's gid>) or as root; "
+        "in a container refused with 'Operation not permitted': pass the nodes (--device "
+        "/dev/davinciN --device /dev/davinci_manager --device /dev/devmm_svm --device "
+        "/dev/hisi_hdc); check the device is up: `npu-smi info`",
         confirm="npu.device_nodes",
         sources=(
             Source(

@@ -501,6 +501,9 @@ def record_parts(
     return [(part, above(i)) for i, part in enumerate(parts) if keep(part)]
 
 
+_PADDED_LEVEL = re.compile(r" (?:INFO|WARN(?:ING)?|ERROR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\b")
+
+
 def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict[int, str]:
     """For each row after the first of a line a terminal wrapped, the rows above it (as the
     program printed them): where its logger's level stands. Keyed by the row's offset."""
@@ -515,8 +518,11 @@ def rows_above(data: bytes, wrapped: list[tuple[int, int, list[bytes]]]) -> dict
             start = data.find(b"\n", start + 1)
             # a row that begins a record of its own was joined to the rows above by mistake
             # (lines that merely filled the screen): their level is not its; one that opens
-            # with one space is a wrap that fell on the space before a word (" Error: ...")
-            if starts_record(row) and not (row[:1] == " " and row[1:2] != " "):
+            # with one space is a wrap that fell on the space before a word (" Error: ..."),
+            # unless a level follows it (a logger that pads its levels right: " INFO")
+            if starts_record(row) and not (
+                row[:1] == " " and row[1:2] != " " and _PADDED_LEVEL.match(row) is None
+            ):
                 record = [row]
                 continue
             above[start + 1] = "".join(record)

@@ -14,7 +14,7 @@ FAILURES = (
         component="python",
         # multiprocessing's check in a child that spawn (or forkserver) started: the message
         # opens on the row below "RuntimeError:", indented, wrapped after "before the"
-        patterns=(r"Error:\s{1,40}An attempt has been made to start a new process before the",),
+        patterns=(r"Error:\s{0,40}An attempt has been made to start a new process before the",),
         following=1,
         codes=(),
         meaning="a process started with spawn (vLLM-Ascend's workers, a DataLoader or a Pool "
@@ -26,7 +26,9 @@ FAILURES = (
             "child cannot use the NPU)",
         ),
         fix="move what starts processes (LLM(...), the trainer, Pool, DataLoader iteration) "
-        "into a main() called under `if __name__ == '__main__':` in the script you run",
+        "into a main() called under `if __name__ == '__main__':` in the script you run (a "
+        "frozen executable: multiprocessing.freeze_support() first in it); a module that starts "
+        "a pool when imported: start it from a function instead",
         confirm=None,
         sources=(
             Source(
@@ -48,7 +50,12 @@ FAILURES = (
         component="torch_npu",
         # NPU_CHECK_ERROR around c10_npu::acl::AclrtMallocAlign32: the allocation made without
         # the caching allocator (PYTORCH_NO_NPU_MEMORY_CACHING) and an operator's workspace
-        patterns=(r"NPU function error: c10_npu::acl::AclrtMallocAlign32\b",),
+        # (a line that gives another code than the allocator's 207001 says what failed instead:
+        # 507899 after a device fault, 107000 for a parameter)
+        patterns=(
+            r"NPU function error: c10_npu::acl::AclrtMallocAlign32\b"
+            r"(?![^\n]{0,400}error code is (?!20700[01]\b)\d)",
+        ),
         codes=(),
         judge=in_error_record,
         meaning="torch_npu asked the runtime for device memory directly (memory caching "

@@ -1,12 +1,14 @@
 """Building the stack from source: torch_npu's build script (a script with Windows line endings,
 wherever it runs), a libtorch program linked against torch's own libraries, Triton-Ascend's
 compiler, kernel and operator projects against CANN's CMake packages, headers and libraries,
-a binary built with a newer C++ runtime than this host has, and C++ built against torch_npu's
-headers and library of another release, or of none. The tools' own words (bash, CMake, the
+a binary built with a newer C++ runtime than this host has, C++ built against torch_npu's
+headers and library of another release, or of none, and DeepSpeed's NPU op builder with no
+CANN to build against. The tools' own words (bash, CMake, the
 compiler, ld, the loader), read only in the forms these builds' guides show."""
 
 from __future__ import annotations
 
+from ampenv.knowledge.failures.environment import SET_ENV
 from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
@@ -618,5 +620,30 @@ FAILURES = (
         ),
         hints=("error", "out of memory", "cannot"),
         judge=in_error_record,  # a build's WARNING that it retried
+    ),
+    Failure(
+        id="deepspeed-npu-ops-no-cann",
+        mode="cann-env",
+        component="deepspeed",
+        # NPUOpBuilder: installed_cann_version() found no CANN (ASCEND_HOME_PATH unset, no
+        # version file), printed by each op builder: a run that builds no op goes on
+        patterns=(r"ascend_cann is missing, npu ops cannot be compiled",),
+        codes=(),
+        meaning="DeepSpeed's NPU op builders found no CANN to build against (ASCEND_HOME_PATH "
+        "unset, or no CANN version file under it): its NPU ops cannot be compiled; harmless "
+        "where the run builds none, the cause where an op of DeepSpeed's fails to build or "
+        "load after it",
+        causes=("set_env.sh not sourced in the shell that starts DeepSpeed",),
+        fix=SET_ENV + " before DeepSpeed starts (and before a build of its NPU ops)",
+        confirm="cann.toolkit",
+        sources=(
+            Source(
+                "deepspeedai/DeepSpeed op_builder/npu/builder.py"
+                "@edaa7221267243c7be7fb49c5d5f5c4fb97b4641 (PR #8096)",
+                "official",
+            ),
+        ),
+        hints=("cannot",),
+        notice=True,
     ),
 )

@@ -26,10 +26,13 @@ from ampenv.knowledge.failures.lines import (
 # "(EngineCore pid=1) ERROR ... [core.py:1] ", "  | " of an exception group): the name begins
 # after a space or a prefix's closing mark, never after a quote (source quoting the message).
 _NAME_END = re.compile(
-    r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?=(?:\([\w.]{1,80}\))?: )"
+    # (a message may open on the row below: "RuntimeError:" alone, multiprocessing's)
+    r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)"
+    r"(?=(?:\([\w.]{1,80}\))?:(?: |\r?\n|\r?\Z))"
 )
 _NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_][\w.]{0,120}$")
 _PREFIX_END = " \t\r])|:>"
+_CODE_BEFORE = re.compile(r"\b(?:except|raise|import|class|def|return) $")
 _BARE = frozenset(("Exit", "Interrupt", "Failure", "Fault"))
 # Names that wrap a failure told above them, and messages that point there.
 _WRAPPERS = frozenset(
@@ -74,6 +77,7 @@ _ENDING = re.compile(
     r"|\bsig[a-z]{2,4}\b|\babort|\bleak|\bclean ?up\b|\bwarn"
 )
 _WORD = re.compile(r"[A-Za-z]{2}")
+_RELAYED_ROW = re.compile(r"\[[^\]\n]{1,40}\]:|\([^)\n]{1,60}\) ")  # "[default0]:", "(pid=1) "
 _PROGRESS = re.compile(r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[")  # a progress bar's row
 # What a message asks of its reader: a request anywhere ("please ...", "try ...", "you should
 # ..."), or a sentence that opens with an action ("... not supported. Use bfloat16 instead.",
@@ -84,7 +88,7 @@ _NOUN = r"(?!\s+(?:of|failed|error)\b)"
 _ADVICE = re.compile(
     r"(?i)(?:\b(?:please(?!\s+note)|try|consider|make sure|ensure|it is recommended|we recommend"
     r"|suggest(?:ion)?|you (?:may|might|can|could|should|must|need)(?!')(?!\s+have\b))\b"
-    r"|(?:^|(?<=[.;!?]\s))(?:(?:re)?install|upgrade|downgrade|set|unset|export|use|pass|specify"
+    r"|(?:^|(?<=[.;!?:]\s))(?:(?:re)?install|upgrade|downgrade|set|unset|export|use|pass|specify"
     r"|increase|reduce|lower|enable|disable|rebuild|recompile|check ?out)\b"
     + _NOUN
     + r"|(?<=[.;!?]\s)(?:update|remove|run|check|add|switch|decrease)\b"
@@ -155,6 +159,8 @@ def _exceptions(tail: str) -> tuple[list[tuple[int, str, bool]], bool]:
         bare = name.group().rsplit(".", 1)[-1]
         if bare in _BARE:  # "Exit: 1" is no exception's; "Error: ..." and "Exception: ..." are
             continue
+        if _CODE_BEFORE.search(tail, max(start, name.start() - 12), name.start()):
+            continue  # source: "except ImportError:", "raise ValueError: ..."
         line = tail[start:end]
         at = name.start() - start
         if below_error(line, at):  # a record INFO, DEBUG or WARNING marks: handled, logged
@@ -200,11 +206,12 @@ def _message_row(row: str) -> bool:
     )
 
 
-def _rest(tail: str, at: int) -> str:
+def _rest(tail: str, at: int, prefix: str = "") -> str:
     """The rows below the exception's line at ``at`` that go on with its message (a message of
     several lines: vLLM's checks, a tuple's parts, transformers' paragraphs), up to
     MESSAGE_ROWS: to a second blank row, a record of its own, a traceback's, or another
-    program's (a prompt, a crash, a bar)."""
+    program's (a prompt, a crash, a bar). A relay's ``prefix`` before the exception's name
+    ("[default0]:") stands before each of its rows too."""
     rows: list[str] = []
     start, blank = tail.find("\n", at) + 1, False
     while 0 < start < len(tail) and len(rows) < MESSAGE_ROWS:
@@ -212,6 +219,10 @@ def _rest(tail: str, at: int) -> str:
         end = len(tail) if end < 0 else end
         row = tail[start : min(end, start + WINDOW)]
         start = end + 1
+        if prefix:
+            if not row.startswith(prefix):
+                break
+            row = row[len(prefix) :]
         if not row.strip() and not blank:  # one blank row between a message's paragraphs
             blank = True
             continue
@@ -298,9 +309,11 @@ def _row_ends(tail: str, at: int) -> bool:
                 return records >= WENT_ON
             if ERROR_MARK.search(record) or _FATAL.search(record):
                 return records >= WENT_ON
+            relayed = _RELAYED_ROW.match(record)  # a rank's prefix: its row's indent is past it
+            body = record[relayed.end() :] if relayed else record
             if (
                 _WORD.search(record)
-                and not record.startswith("    ")
+                and not body.startswith("    ")
                 and not record.lstrip().startswith(("File ", _TRACEBACK))
                 and _ENDING.search(record) is None
             ):
@@ -336,8 +349,11 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
         same = [start for start, other, _ in found if _DIGITS.sub("#", other) == like]
         raiser = _raiser(text, at)
         message = words.split(": ", 1)[-1]
-        words = f"{words} {_rest(text, at)}".strip()
-        asks = advice(f"{message} {_rest(text, at)}"[: EXCERPT * 4])
+        named = text.find(words, at)  # where the name stands on its line, past a relay's prefix
+        prefix = text[at:named].strip() if named >= 0 else ""
+        rest = _rest(text, at, prefix)
+        words = f"{words} {rest}".strip()
+        asks = advice(f"{message} {rest}"[: EXCERPT * 4])
         if handled:  # told within the line's bound, the error's own words first
             while_ = f" (raised while handling {handled[:100]})"
             room = SHOWN - len(while_)
