@@ -53,6 +53,16 @@ def run_ampenv(
     return Ran(p.returncode, p.stdout, p.stderr)
 
 
+def logs_errors(text: str) -> dict:
+    """logs.errors' result (JSON) for ``text`` piped on stdin, as a user pipes a log."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         "--log", "-", "-f", "json"],
+        input=text, capture_output=True, text=True, cwd=REPO, timeout=60,
+    )  # fmt: skip
+    return next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+
+
 @pytest.fixture
 def sysroot(tmp_path: Path) -> Path:
     """An empty planted node: AMPENV_SYSROOT points here."""

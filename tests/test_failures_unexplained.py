@@ -11,6 +11,7 @@ from typing import Optional
 
 import pytest
 from conftest import FIXTURES, REPO
+from conftest import logs_errors as _logs_errors
 
 from ampenv.knowledge.failures.lines import shows_failure
 from ampenv.knowledge.failures.unexplained import Unexplained, advice
@@ -204,15 +205,6 @@ def test_line_numbers_count_the_whole_text_past_its_read_tail() -> None:
     head = b"step\n" * 300_000  # 1.5 MB: the tail read is the last 512 KiB
     end = last_failure(head + b"OSError: disk gone\n")
     assert end is not None and end.first == 300_001
-
-
-def _logs_errors(text: str) -> dict:
-    ran = subprocess.run(
-        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
-         "--log", "-", "-f", "json"],
-        input=text, capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
-    return next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
 
 
 def test_logs_errors_warns_of_a_failure_no_entry_knows_with_its_own_advice() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from cachenode import age
 from conftest import FIXTURES, REPO
+from conftest import logs_errors as _logs_errors
 
 from ampenv.probe import Probe, tail
 from ampenv.probe import logs as logscan
@@ -364,15 +365,6 @@ def test_a_gzip_of_many_small_members_is_read_to_its_end(tmp_path: Path) -> None
     path.write_bytes(gzip.compress(b"step ok\n", mtime=0) * 100000 + gzip.compress(EI0006.encode()))
     scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), [], [str(path)])
     assert [h.id for h in scan.hits] == ["hccl-socket-timeout"] and not scan.stopped
-
-
-def _logs_errors(text: str) -> dict:
-    ran = subprocess.run(
-        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
-         "--log", "-", "-f", "json"],
-        input=text, capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
-    return next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
 
 
 def test_a_notice_alone_is_a_note_and_beside_a_failure_a_finding() -> None:
