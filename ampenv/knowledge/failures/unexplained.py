@@ -340,6 +340,8 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
     found, more = _exceptions(text)
     cut = _cut(text)
     raiser: Optional[str] = None
+    asks: Optional[str] = None
+    wrapper = False  # the last error is a launcher's report of a failed child: a run's end
     if cut is not None:
         (at, words), same, more, last_error = cut, [cut[0]], False, cut[0]
         raiser = _raiser(text, len(text))
@@ -358,16 +360,14 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
             while_ = f" (raised while handling {handled[:100]})"
             room = SHOWN - len(while_)
             words = (words if len(words) <= room else words[: room - 3] + "...") + while_
-        last_error = found[-1][0]
+        last_error, wrapper = found[-1][0], found[-1][2]
     else:
         fatal = _fatal(text)
         if fatal is None:
             return None
         at, words = fatal
         same, more, last_error = [at], False, at
-    if cut is not None or not found:
         asks = advice(words[: EXCERPT * 4])
-    wrapper = bool(found) and found[-1][2] and found[-1][0] == last_error
     if _went_on(text, max(last_error, at), wrapper):
         return None
     line = words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
