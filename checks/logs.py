@@ -91,10 +91,11 @@ def _unexplained(told: list[tuple[str, Unexplained]]) -> Finding:
     """Logs that end with one failure no entry knows (``told``: each log and its end, the same
     line): its own words, where, and what they ask."""
     name, end = told[0]
-    where = f"{name}:{end.first}"
+    where = f"{name}:{end.first}" + (f" .. {name}:{end.last}" if end.last != end.first else "")
     if end.count > 1 or end.more:
-        times = f"at least {end.count} times" if end.more else f"{end.count} times"
-        where += f" .. {name}:{end.last} ({times})"
+        times = "once" if end.count == 1 else f"{end.count} times"
+        # (a long log's count is of the end that was read: its earlier lines may hold more)
+        where += f" ({times} in the part read)" if end.more else f" ({times})"
     if len(told) > 1:
         where += f", and in {len(told) - 1} more log(s)"
     raised = f" (raised in {end.raiser}'s code)" if end.raiser else ""

@@ -514,3 +514,8 @@ def test_a_row_that_opens_with_a_padded_level_is_a_record_of_its_own() -> None:
     data = f"{error}\n INFO worker.py:13 next record\n{'x' * 80}\ny\n".encode()
     above = rows_above(data, list(screen_lines(data)))
     assert len(error) == 80 and len(error) + 1 not in above and above
+
+
+def test_a_long_logs_one_failure_is_told_once_in_the_part_read() -> None:
+    check = _logs_errors("step 1 loss 2.0\n" * 20_000 + "ValueError: tp_size exceeds heads\n")
+    assert "stdin:20001 (once in the part read): the log ends" in check["summary"]
