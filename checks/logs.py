@@ -100,7 +100,9 @@ def _unexplained(told: list[tuple[str, Unexplained]]) -> Finding:
         where += f", and in {len(told) - 1} more log(s)"
     raised = f" (raised in {end.raiser}'s code)" if end.raiser else ""
     logs = "the logs end" if len(told) > 1 else "the log ends"
-    message = f"{where}: {logs} with a failure no entry knows: {end.line}{raised}"
+    # (a program that reported an error and stopped shows no crash: its report is its end)
+    ending = "with a failure no entry knows" if end.died else "on an error no entry knows, no crash"
+    message = f"{where}: {logs} {ending}: {end.line}{raised}"
     if end.advice:
         return Finding(
             Status.WARN,
@@ -231,6 +233,7 @@ def logs_errors(ctx: CheckContext) -> Result:
                 "more": e.more,
                 "raiser": e.raiser,
                 "advice": e.advice,
+                "died": e.died,
             }
             for name, e in scan.unexplained
         ],

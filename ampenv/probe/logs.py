@@ -21,6 +21,7 @@ from typing import BinaryIO, Optional
 
 from ampenv.knowledge.failures import Hit, Scanner
 from ampenv.knowledge.failures.findings import NEAR
+from ampenv.knowledge.failures.logged_error import last_logged_error
 from ampenv.knowledge.failures.unexplained import Unexplained, last_failure
 from ampenv.probe import Probe
 from ampenv.util import bounded
@@ -338,8 +339,10 @@ def scan(
         ended: dict[str, Unexplained] = {}  # each text's last failure, explained or not
 
         def look_for_end(data: bytes, name: str) -> None:
-            died = name in scanner().died and time.monotonic() < deadline
-            end = last_failure(data) if died else None
+            if time.monotonic() > deadline:
+                return
+            died = name in scanner().died
+            end = last_failure(data) if died else last_logged_error(data)
             if end is not None:
                 ended[name] = end
 

@@ -124,12 +124,13 @@ class Unexplained:
     more: bool  # the count is a floor: lines like it lie above the part of the text read
     raiser: Optional[str]  # the installed package whose code raised it, where a frame shows
     advice: Optional[str]  # what its words ask of the reader
+    died: bool = True  # a process shows dying; else its program reported it last and stopped
 
 
 def advice(message: str) -> Optional[str]:
     """What ``message`` asks its reader to do, in its words: its first such sentence."""
     m = _ADVICE.search(message)
-    return m.group().strip().rstrip(",:") if m else None
+    return m.group().strip().rstrip(",:\"'}").strip() if m else None  # (out of a JSON string)
 
 
 def _exceptions(tail: str) -> tuple[list[tuple[int, str, bool]], bool]:

@@ -1,0 +1,105 @@
+"""The error a text ends on where no process shows dying: an installer's, a build's, a tool's or
+a service's own report of what failed, printed as its last words (``[ERROR] Kernel package
+depends on toolkit ...``, ``pip3: command not found``). No entry knows it; its words are told,
+as a run's end is (:mod:`.unexplained`), never a record its program handled and went on from."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ampenv.knowledge.failures.lines import (
+    DEATH_TAIL,
+    ERROR_MARK,
+    below_error,
+    death_tail,
+    plain,
+)
+from ampenv.knowledge.failures.unexplained import SHOWN, Unexplained, advice
+
+LAST_RECORDS = 3  # the worded records at a text's end read: what a program said last
+ROWS_READ = 2000  # rows read back from the end to find them (past a sea of blank rows)
+ROW_READ = 8192  # characters of a row read (a flood's megabyte-long row is cut)
+
+# Words that report a failure, beside the error marks (error, fail, exception, fatal): the
+# shell's, the loader's, the system's (weaker words, "not supported", "not found", "invalid",
+# say as much in a healthy run's notices: they are no report alone)
+_FAILED = re.compile(
+    r"(?i)command not found|no such file or directory|cannot open shared object|permission denied"
+    r"|\bundefined symbol\b|\bout of memory\b|\bsegfault|\bpanic:|\btimed out\b"
+    r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|unable to)\b"
+    r"|\brequires? [^\n]{1,80}?(?:or (?:higher|later|above|newer)|at least|>=)"
+    r"|错误|失败|报错|异常"
+)
+# A record that reports what its program handled: a warning, a hedge ("may indicate an
+# error"), a count of none ("0 errors", "Error Information : NA", "Error Count : 0") or a
+# metric ("error ratio: 0.0001", "max_abs_error=2.4e-07"); or a line a logger marked INFO in
+# a format the level grammar does not read (logrus' "INFO[...]", logfmt after a syslog prefix)
+_MENTION = re.compile(
+    r"(?i)\bwarn(?:ing)?s?\b|\wWarning\b|\[W\]"
+    r"|\b(?:may|might|can|could)\s(?:\w+\s){0,2}(?:errors?|fail|indicate|cause|yield|lead)"
+    r"|\b(?:no|0|zero|without|none)\s+(?:errors?|failures?|failed)\b"
+    r"|\b(?:errors?|fail\w*)[\s-]+(?:count\s+0\b|none\b|free\b)"
+    r"|\b(?:errors?|fail\w*|invalid)\b[\w ()<>.,/-]{0,40}?[:=?]\s*"
+    r"(?:0(?:\.0+)?(?![\d.])|(?:none|n/?a|no|false|null)\b|-\s*$)"
+    r"|_errors?\s*[:=]\s*[\d.]|\berrors?\s+(?:ratio|rate)\b"
+    r"|\b(?:INFO|DEBU|DEBUG|TRAC)\[\d|\blevel=\"?(?:info|debug|trace)\b"
+)
+_WENT_ON = re.compile(
+    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bretry(?:ing)?\b|\btry(?:ing)? again\b"
+    r"|\bskipp(?:ed|ing)\b|\bignor(?:e|ed|ing)\b|\bcontinu(?:e|es|ing)\b"
+    r"|, (?:using|returning|defaulting to)\b"
+)
+# A row that quotes rather than reports: a table's, a list's item, a comment, a literal or a
+# call in source ("print('...')"), markdown's inline code, a shell's command line
+_QUOTED = re.compile(
+    r"""\s*(?:[|#>*"'`(]|//|- |\$ |\w+@[\w.-]+:\S*[#$] )|.*`|.*\|\s*$|.*\w\(\s*f?['"]"""
+)
+_WORDED = re.compile(r"[^\W\d_]{2}")  # a row with words: not a blank, a rule, a bar's glyphs
+# a record that says its run went on: a progress bar's, a step's, a success
+_PROGRESS = re.compile(
+    r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[|\d{1,3}%\|"
+    r"|(?i:\b(?:step|epoch|iter(?:ation)?|batch)\b\W{0,3}\d|\bloss\b\W{0,3}\d|\bsuccess"
+    r"|\bpassed\b|\bcompleted?\b|\bfinished\b|\bdone\b)"
+)
+
+
+def _reported(record: str) -> Optional[int]:
+    """Where ``record`` reports a failure it did not handle: the offset of its first failure
+    word; None for a mention (a level below ERROR, a warning, a quote, a count of none)."""
+    m = ERROR_MARK.search(record) or _FAILED.search(record)
+    if m is None or _QUOTED.match(record) or _MENTION.search(record) or _WENT_ON.search(record):
+        return None
+    return None if below_error(record, m.start()) else m.start()
+
+
+def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
+    """The error ``data`` (a text whose end shows no process that died, its first line
+    numbered ``first_line``) ends on: the last of its last LAST_RECORDS worded records that
+    reports a failure, unless a record below it says the run went on. None where its end
+    reports none. Bounded: ROWS_READ rows of the end, ROW_READ characters of each."""
+    tail = death_tail(data)
+    end, seen, rows = len(tail), 0, 0
+    while end > 0 and seen < LAST_RECORDS and rows < ROWS_READ:
+        start = tail.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
+        raw = tail[start:end][-ROW_READ:]
+        at_row, end, rows = start, start, rows + 1
+        # a CRLF row's CR ends it; a CR within it, a bar's redraw: the record is the last part
+        shown = raw.decode("utf-8", "replace").rstrip("\r\n").split("\r")[-1]
+        record = plain(shown).strip()
+        if not _WORDED.search(record):
+            continue
+        seen += 1
+        if _reported(record) is None:
+            # a record of its own level (INFO, DEBUG, WARNING), a bar's, a step's, a retry's:
+            # its run went on after anything above it
+            went_on = below_error(record, len(record)) or _PROGRESS.search(record)
+            if went_on or _WENT_ON.search(record):
+                return None
+            continue
+        line = record if len(record) <= SHOWN else record[: SHOWN - 3] + "..."
+        # (lines before the part read: counted in the bytes, which colours removed do not change)
+        above = data.count(b"\n", 0, max(0, len(data) - DEATH_TAIL))
+        number = first_line + above + tail.count(b"\n", 0, at_row)
+        return Unexplained(line, number, number, 1, False, None, advice(record), died=False)
+    return None

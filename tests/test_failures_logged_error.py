@@ -1,0 +1,184 @@
+"""A text that shows no process dying but ends on an error its program reported (an installer's,
+a build's, a tool's last words): that record, in its own words; never a record its program
+handled and went on from, a count of none, a metric, or a line that quotes one."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Optional
+
+import pytest
+from conftest import FIXTURES
+from conftest import logs_errors as _logs_errors
+
+from ampenv.knowledge.failures.lines import shows_failure
+from ampenv.knowledge.failures.logged_error import ROWS_READ, last_logged_error
+from ampenv.knowledge.failures.unexplained import SHOWN, Unexplained
+
+CORPUS = FIXTURES / "logs"
+INDEX = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli").loads(
+    (CORPUS / "INDEX.toml").read_text(encoding="utf-8")
+)
+
+
+def _told(text: str) -> Optional[Unexplained]:
+    return last_logged_error(text.encode())
+
+
+# Real texts of the corpus no entry answers: the record each ends on, and what its words ask.
+REAL = [
+    ("heldout93_kb_cann_install_pip3_command_not_found.txt", "pip3: command not found", None),
+    (
+        "heldout91_kb_kernels_pkg_needs_toolkit.txt",
+        "[ERROR] Kernel package depends on toolkit nnae or nnrt",
+        None,
+    ),
+    (
+        "heldout95_ee1024_aicpu_timeout_with_oom.txt",
+        "Stream synchronize failed. Reason: AI CPU operator execution timed out",
+        None,
+    ),
+    (
+        "heldout87_ascend_deployer_harbor_login_proxy.txt",
+        "fatal: [172.0.0.99]: FAILED!",
+        "please check whether docker proxy is set",
+    ),
+    (
+        "heldout155_tei_bge_910b_prometheus_port_address_in_use.txt",
+        "failed to create HTTP listener: Address already in use",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "line", "asks"), REAL, ids=[r[0][:40] for r in REAL])
+def test_a_real_error_reported_last_is_told_in_its_own_words(
+    name: str, line: str, asks: Optional[str]
+) -> None:
+    data = (CORPUS / "ascend" / name).read_bytes()
+    assert not shows_failure(data)  # no process shows dying: this tier, not a run's end
+    end = last_logged_error(data)
+    assert end is not None and end.line.startswith(line) and not end.died
+    assert end.advice == asks
+
+
+def test_the_healthy_texts_of_the_corpus_end_on_no_error_but_errors_of_other_programs() -> None:
+    # the negatives told end on a real error of a program outside the Ascend stack, which the
+    # red team wrote to test that no entry reads them (grep, docker, a network tool's logger, a
+    # resolver), and a service's log-format sample of an ERROR record: errors all, told as such;
+    # and pip's conflict report, which an entry's note reads (the check tells it no more: below)
+    told = {
+        e["file"]
+        for e in INDEX["negative"]
+        if not shows_failure(data := (CORPUS / e["file"]).read_bytes())
+        and last_logged_error(data) is not None
+    }
+    assert told == {
+        "ascend/heldout43_neg_03_pymotor_log_format_sample.txt",
+        "ascend/heldout85_neg_03_torchvision_requirement_benign.txt",
+        "ascend/heldout105_neg_ascend_pytorch15_install_torchvision_requirement_benign.txt",
+        "ascend/heldout112_neg_torch_npu_old_readme_torchvision_requirement_benign.txt",
+        "ascend/redteam_s12_neg_grep_lib_modules_modinfo_nsf.txt",
+        "ascend/redteam_s12_neg_docker_trailing_slash_not_a_directory.txt",
+        "ascend/redteam_s12_neg_netmiko_logger_error_gathering.txt",
+        "ascend/redteam_s12_neg_firebird_gethostbyname_error_code.txt",
+    }
+
+
+def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
+    # pip's conflict report ends three healthy texts: an entry's note reads it, and a hit
+    # near the end says what the end is, so the check tells no error of its own
+    text = (CORPUS / "ascend/heldout85_neg_03_torchvision_requirement_benign.txt").read_text()
+    check = _logs_errors(text)
+    assert check["status"] == "pass" and check["facts"]["unexplained"] == []
+    assert [h["id"] for h in check["facts"]["hits"]] == ["pip-requirement-conflict"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "number"),
+    [
+        ("step 1 loss 2.3\nbc: command not found\n", "bc: command not found", 2),
+        ("a\r\nERROR: install failed\r\n\r\n\r\n", "ERROR: install failed", 2),
+        # a progress bar's row rewritten by the error: the record after its CR
+        (" 50%|#####     | 5/10 [00:01<00:01, 5.00it/s]\rERROR: download failed\n",
+         "ERROR: download failed", 1),
+        # the last worded records: a prompt's rule or a blank row below is no record
+        ("[ERROR] Kernel package depends on toolkit\n--------\n\n", "[ERROR] Kernel package", 1),
+        # an error, then what it asked: both its records, the error the last that reports
+        ("E: install failed\nPlease refer to the log for details\n", "E: install failed", 1),
+        ("训练失败\n", "训练失败", 1),
+    ],
+)  # fmt: skip
+def test_the_last_record_that_reports_an_error_is_told(text: str, line: str, number: int) -> None:
+    end = _told(text)
+    assert end is not None and end.line.startswith(line)
+    assert (end.first, end.last, end.count, end.died) == (number, number, 1, False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ERROR: download failed\nINFO step 2 loss 1.9\n",  # its run went on
+        "error: x failed\n 60%|######    | 6/10 [00:01<00:01, 5.00it/s]\n",
+        "connect failed\nretrying in 5 s\n",
+        "failed to connect, retrying in 5 s\n",
+        "flash_attn failed to import, falling back to sdpa\n",
+        "Warning: kernel [isneginf.out] failed on the NPU, running on the CPU\n",
+        "UserWarning: Could not import the lzma module, installation is incomplete\n",
+        "[PYPTO][W] 2025-10-01 device_machine.cpp:612 May exect failed\n",
+        "        Error Information              : NA\n",
+        "        Double-bit Error Count                   : 0\n",
+        "point error count(>0.1): 0/20000\n",
+        "error ratio: 0.000030, tolerance: 0.0010\n",
+        "max_abs_error=2.38419e-07\n",
+        "train done: 0 errors, 3 warnings\n",
+        "| Error | 507035 | vector core exception |\n",
+        "- fixed the error in the tiling data\n",
+        "# [ERROR]The list of missing tools: lspci\n",
+        '    print("[Error] device id must be config")\n',
+        "If the error `No module named amp_C` appears, rebuild apex\n",
+        "root@node1:~# grep -c error train.log\n",
+        "INFO[2018-09-26T08:52:48] Container failed to exit within 10 seconds\n",
+        'dockerd[592]: time="2025" level=info msg="Container failed to exit within 4m20s"\n',
+        "Unscaling non-fp32 grads may indicate an error\n",
+        "HCCL_CONNECT_TIMEOUT=1200 timeout=120\n",
+        "[INFO] GE(1,python):2024 error_manager.cc:512 add error_code EI0002 success\n",
+        "\n\n\n",
+        "",
+    ],
+)
+def test_a_handled_a_quoted_or_a_counted_error_is_no_end(text: str) -> None:
+    assert _told(text) is None
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x00" * (8 << 20),  # /dev/zero's bytes
+        b"\n" * (8 << 20) + b"ok\n",
+        b"error: disk gone\n" + b"\n" * (ROWS_READ + 10),  # the error past the rows read: none
+        b"\xff\xfe\x80 not utf-8 \xc3\x28\n" * 1000,
+    ],
+)
+def test_hostile_text_is_read_bounded_and_tells_nothing(data: bytes) -> None:
+    started = time.process_time()
+    assert last_logged_error(data) is None
+    assert time.process_time() - started < 5  # linear: a quadratic walk would take minutes
+
+
+def test_a_flood_of_one_row_is_told_cut_and_undecodable_bytes_as_text() -> None:
+    end = last_logged_error(b"error " * (4 << 20))  # a 24 MB row, no newline
+    assert end is not None and len(end.line) <= SHOWN and end.first == 1
+    end = last_logged_error(b"ok\nfatal: \xff\xfe bad object\n")
+    assert end is not None and end.line == "fatal: \ufffd\ufffd bad object" and end.first == 2
+
+
+def test_logs_errors_warns_of_the_error_a_log_ends_on_without_a_crash() -> None:
+    check = _logs_errors("loading\n[ERROR] install failed, please run it as root\n")
+    assert check["status"] == "warn" and "no entry knows, no crash" in check["summary"]
+    assert check["remedy"].startswith('its own words ask: "please run it as root" (the program')
+    [told] = check["facts"]["unexplained"]
+    assert (told["first"], told["died"]) == (2, False)
+    healthy = _logs_errors("step 1 loss 2.0\nerror: x\nstep 2 loss 1.9\n")
+    assert healthy["status"] == "pass" and healthy["facts"]["unexplained"] == []
