@@ -41,12 +41,13 @@ REAL = [
     ),
     (
         "heldout87_ascend_deployer_harbor_login_proxy.txt",
-        "fatal: [172.0.0.99]: FAILED!",
+        # (Ansible's task, its rule of stars dropped, and its failure: the block it ends on)
+        "TASK [faild to login] task path: /root/offline-deploy/tset.yaml:19 fatal: [172.0.0.99]",
         "please check whether docker proxy is set",
     ),
     (
         "heldout155_tei_bge_910b_prometheus_port_address_in_use.txt",
-        "failed to create HTTP listener: Address already in use",
+        "Error: failed to build prometheus recorder Caused by: failed to create HTTP listener",
         None,
     ),
 ]
@@ -96,24 +97,35 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "line", "number"),
+    ("text", "line", "first", "last"),
     [
-        ("step 1 loss 2.3\nbc: command not found\n", "bc: command not found", 2),
-        ("a\r\nERROR: install failed\r\n\r\n\r\n", "ERROR: install failed", 2),
+        ("step 1 loss 2.3\nbc: command not found\n", "bc: command not found", 2, 2),
+        ("a\r\nERROR: install failed\r\n\r\n\r\n", "ERROR: install failed", 2, 2),
         # a progress bar's row rewritten by the error: the record after its CR
         (" 50%|#####     | 5/10 [00:01<00:01, 5.00it/s]\rERROR: download failed\n",
-         "ERROR: download failed", 1),
-        # the last worded records: a prompt's rule or a blank row below is no record
-        ("[ERROR] Kernel package depends on toolkit\n--------\n\n", "[ERROR] Kernel package", 1),
-        # an error, then what it asked: both its records, the error the last that reports
-        ("E: install failed\nPlease refer to the log for details\n", "E: install failed", 1),
-        ("训练失败\n", "训练失败", 1),
+         "ERROR: download failed", 1, 1),
+        # a rule or a blank row below is no record
+        ("[ERROR] Kernel package depends on toolkit\n--------\n\n", "[ERROR] Kernel package", 1, 1),
+        # an error and what follows it: told from the error to the end
+        ("E: install failed\nPlease refer to the log for details\n",
+         "E: install failed Please refer to the log for details", 1, 2),
+        # a cascade: its root first, the rows that say more after it
+        ("Execute [netconfig] command failed!\ntoken is incorrect\nhttps return error status "
+         "code: 401\n", "Execute [netconfig] command failed! token is incorrect https", 1, 3),
+        ("loading\nE | ExpandFunction failed: Tile shape size 1 is not matched the output shape "
+         "size 2.\nE | Run pass [ExpandFunction] failed.\n",
+         "E | ExpandFunction failed: Tile shape size 1", 2, 3),
+        # an error's rows below a record the run went on with: those rows only
+        ("INFO started\nerror: x\n", "error: x", 2, 2),
+        ("训练失败\n", "训练失败", 1, 1),
     ],
 )  # fmt: skip
-def test_the_last_record_that_reports_an_error_is_told(text: str, line: str, number: int) -> None:
+def test_the_error_block_a_text_ends_on_is_told(
+    text: str, line: str, first: int, last: int
+) -> None:
     end = _told(text)
     assert end is not None and end.line.startswith(line)
-    assert (end.first, end.last, end.count, end.died) == (number, number, 1, False)
+    assert (end.first, end.last, end.count, end.died) == (first, last, 1, False)
 
 
 @pytest.mark.parametrize(

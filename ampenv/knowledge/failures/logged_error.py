@@ -29,6 +29,7 @@ _FAILED = re.compile(
     r"|\bundefined symbol\b|\bout of memory\b|\bsegfault|\bpanic:|\btimed out\b"
     r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|unable to)\b"
     r"|\brequires? [^\n]{1,80}?(?:or (?:higher|later|above|newer)|at least|>=)"
+    r"|\bor (?:higher|later|above|newer) (?:is|are) required\b"
     r"|错误|失败|报错|异常"
 )
 # A record that reports what its program handled: a warning, a hedge ("may indicate an
@@ -56,6 +57,7 @@ _QUOTED = re.compile(
     r"""\s*(?:[|#>*"'`(]|//|- |\$ |\w+@[\w.-]+:\S*[#$] )|.*`|.*\|\s*$|.*\w\(\s*f?['"]"""
 )
 _WORDED = re.compile(r"[^\W\d_]{2}")  # a row with words: not a blank, a rule, a bar's glyphs
+_RULE = re.compile(r"\s*([-=*#~_.])\1{3,}\s*")  # a rule's run within a row: "TASK [x] ****"
 # a record that says its run went on: a progress bar's, a step's, a success
 _PROGRESS = re.compile(
     r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[|\d{1,3}%\|"
@@ -75,31 +77,39 @@ def _reported(record: str) -> Optional[int]:
 
 def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
     """The error ``data`` (a text whose end shows no process that died, its first line
-    numbered ``first_line``) ends on: the last of its last LAST_RECORDS worded records that
-    reports a failure, unless a record below it says the run went on. None where its end
-    reports none. Bounded: ROWS_READ rows of the end, ROW_READ characters of each."""
+    numbered ``first_line``) ends on: its last LAST_RECORDS worded records below the last that
+    says its run went on, told from the first that reports a failure to the end (a cascade's
+    root is its first error, the lines after it say more: "token is incorrect", what to do).
+    None where they report none. Bounded: ROWS_READ rows of the end, ROW_READ characters of
+    each."""
     tail = death_tail(data)
-    end, seen, rows = len(tail), 0, 0
-    while end > 0 and seen < LAST_RECORDS and rows < ROWS_READ:
+    block: list[tuple[int, str, bool]] = []  # (offset, record, reports), from the end up
+    end, rows = len(tail), 0
+    while end > 0 and len(block) < LAST_RECORDS and rows < ROWS_READ:
         start = tail.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
         raw = tail[start:end][-ROW_READ:]
-        at_row, end, rows = start, start, rows + 1
+        end, rows = start, rows + 1
         # a CRLF row's CR ends it; a CR within it, a bar's redraw: the record is the last part
         shown = raw.decode("utf-8", "replace").rstrip("\r\n").split("\r")[-1]
         record = plain(shown).strip()
         if not _WORDED.search(record):
             continue
-        seen += 1
-        if _reported(record) is None:
-            # a record of its own level (INFO, DEBUG, WARNING), a bar's, a step's, a retry's:
-            # its run went on after anything above it
-            went_on = below_error(record, len(record)) or _PROGRESS.search(record)
-            if went_on or _WENT_ON.search(record):
-                return None
-            continue
-        line = record if len(record) <= SHOWN else record[: SHOWN - 3] + "..."
-        # (lines before the part read: counted in the bytes, which colours removed do not change)
-        above = data.count(b"\n", 0, max(0, len(data) - DEATH_TAIL))
-        number = first_line + above + tail.count(b"\n", 0, at_row)
-        return Unexplained(line, number, number, 1, False, None, advice(record), died=False)
-    return None
+        reports = _reported(record) is not None
+        # a record of its own level (INFO, DEBUG, WARNING), a bar's, a step's, a retry's: its
+        # run went on after anything above it
+        if not reports and (
+            below_error(record, len(record)) or _PROGRESS.search(record) or _WENT_ON.search(record)
+        ):
+            break
+        block.append((start, record, reports))
+    block.reverse()
+    first = next((i for i, (_, _, reports) in enumerate(block) if reports), None)
+    if first is None:
+        return None
+    told = block[first:]
+    words = " ".join(_RULE.sub(" ", record).strip() for _, record, _ in told)
+    line = words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
+    # (lines before the part read: counted in the bytes, which colours removed do not change)
+    above = first_line + data.count(b"\n", 0, max(0, len(data) - DEATH_TAIL))
+    number, last = (above + tail.count(b"\n", 0, at) for at in (told[0][0], told[-1][0]))
+    return Unexplained(line, number, last, 1, False, None, advice(words), died=False)

@@ -44,8 +44,11 @@ STRONG_CONTEXT = (
     r"|Calling Function = \w{1,80}, Code =|\bCANN failure)"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
-# pyACL's "acl.rt.set_device failed ret_int=507033" too
-WEAK_CONTEXT = r"(?:result =|\bret(?:code|_int)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d))"
+# pyACL's "acl.rt.set_device failed ret_int=507033" too, and a C program's "rc="
+WEAK_CONTEXT = (
+    r"(?:result =|\bret(?:code|_int)?\s?[=:]|\bret(?= \d)|\bret\[(?=\d)"
+    r"|\brc\s?=)"  # C's "rc": "rtStreamSynchronize failed: rc=507035"
+)
 # an error's line: its words, or glog's ERROR or FATAL record ("E0419 16:59:47.826516 19842
 # transport.cpp:487] Register mem ret:207000.", Mooncake's and Paddle's C++ logs; glog 0.7
 # writes the year too: "E20260106 06:43:02.123456")

@@ -127,10 +127,11 @@ FAILURES = (
             "a vendor's build whose version pip cannot compare (Ascend's 1.5.0a0+<commit> torch "
             "for torchvision 0.6.0 asks 1.5.0): harmless where the two really pair",
         ),
-        fix="install the release of the package the line names that pairs with the installed "
-        "torch (pip install 'torchvision==<the one paired with your torch>' --no-deps), or leave "
-        "it where the two are paired and only the version string differs; `pip check` lists "
-        "what still conflicts",
+        fix="install what the line says the package requires (pip install '<requirement>'), or "
+        "the release of the package that pairs with what is installed (torchvision for the "
+        "installed torch: pip install 'torchvision==<its pair>' --no-deps; never a torch that "
+        "replaces the one torch_npu needs), or leave it where the two pair and only the version "
+        "string differs; `pip check` lists what still conflicts",
         confirm="python.stack",
         sources=(
             Source(
