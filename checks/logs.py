@@ -87,11 +87,13 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str], whole: bool) -> Find
     return Finding(status, message, None if hit.also else f.fix)
 
 
-def _unexplained(told: list[tuple[str, Unexplained]]) -> Finding:
+def _unexplained(told: list[tuple[str, Unexplained]], tails: list[str]) -> Finding:
     """Logs that end with one failure no entry knows (``told``: each log and its end, the same
-    line): its own words, where, and what they ask."""
+    line): its own words, where, and what they ask. ``tails``: the logs read as their end."""
     name, end = told[0]
     where = f"{name}:{end.first}" + (f" .. {name}:{end.last}" if end.last != end.first else "")
+    if name in tails:
+        where += " (lines counted from the start of the part read: the file's end)"
     if end.count > 1 or end.more:
         times = "once" if end.count == 1 else f"{end.count} times"
         # (a long log's count is of the end that was read: its earlier lines may hold more)
@@ -152,7 +154,7 @@ def logs_errors(ctx: CheckContext) -> Result:
     same: dict[str, list[tuple[str, Unexplained]]] = {}
     for name, end in scan.unexplained:
         same.setdefault(end.line, []).append((name, end))
-    findings += [_unexplained(told) for told in same.values()]
+    findings += [_unexplained(told, scan.tails) for told in same.values()]
     findings += [
         Finding(Status.WARN, f"--log {path} cannot be read: {why}", "pass a readable file")
         for path, why in scan.unreadable

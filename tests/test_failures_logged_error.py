@@ -118,6 +118,23 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
         # an error's rows below a record the run went on with: those rows only
         ("INFO started\nerror: x\n", "error: x", 2, 2),
         ("训练失败\n", "训练失败", 1, 1),
+        # a sea of blank rows below it is stepped over at once, however long
+        ("error: disk gone\n" + "\n" * 100_000, "error: disk gone", 1, 1),
+        # an installer's end time below its error, bash's time: when it ended, not a run going on
+        ("[ERROR] install failed, the disk of /usr/local is full.\n[INFO] End time: 10:00:05\n",
+         "[ERROR] install failed", 1, 1),
+        ("cp: cannot create directory 'x': Permission denied\n\nreal\t0m0.014s\nuser\t0m0.002s\n",
+         "cp: cannot create directory", 1, 1),
+        # what the error asks the reader to do again is no retry of its own
+        ("[ERROR] Toolkit install failed, please install the driver first and try again.\n",
+         "[ERROR] Toolkit install failed", 1, 1),
+        ("[ERROR] driver 23.0 is older than this toolkit requires, cannot continue.\n",
+         "[ERROR] driver 23.0", 1, 1),
+        ("error: no such file or directory: '/data/train.bin'\n", "error: no such file", 1, 1),
+        ("E: Package 'python3.9-dev' has no installation candidate\n", "E: Package", 1, 1),
+        # a terminal's commands are no part of a told line
+        ("ERROR: failed \x1b]8;;http://x.example/\x07here\x1b]8;;\x07 \x1b]0;title\x07ok\b\n",
+         "ERROR: failed here ok", 1, 1),
     ],
 )  # fmt: skip
 def test_the_error_block_a_text_ends_on_is_told(
@@ -156,6 +173,12 @@ def test_the_error_block_a_text_ends_on_is_told(
         "Unscaling non-fp32 grads may indicate an error\n",
         "HCCL_CONNECT_TIMEOUT=1200 timeout=120\n",
         "[INFO] GE(1,python):2024 error_manager.cc:512 add error_code EI0002 success\n",
+        "100% tests passed, 0 tests failed out of 3\n",  # CTest's summary
+        "Final validation: top-1 error 23.87%, top-5 error 7.13%\n",
+        "mean absolute error: 0.034\n",
+        "gethostbyname failed, try again\n",
+        "Q: npu-smi says Permission denied, what now?\n",
+        "default   smoke-test-28571230-kq2xz   0/1     Error       0          2d\n",
         "\n\n\n",
         "",
     ],
@@ -169,7 +192,7 @@ def test_a_handled_a_quoted_or_a_counted_error_is_no_end(text: str) -> None:
     [
         b"\x00" * (8 << 20),  # /dev/zero's bytes
         b"\n" * (8 << 20) + b"ok\n",
-        b"error: disk gone\n" + b"\n" * (ROWS_READ + 10),  # the error past the rows read: none
+        b"error: disk gone\n" + b"--\n" * (ROWS_READ + 10),  # the error past the rows read
         b"\xff\xfe\x80 not utf-8 \xc3\x28\n" * 1000,
     ],
 )

@@ -469,3 +469,38 @@ def test_the_check_says_a_log_was_cut_in_its_middle_and_how_to_read_its_end(
     said = "\n".join([result.summary, *result.details, result.remedy or ""])
     assert result.status == Status.WARN and "hccl-socket-timeout" in said
     assert "ran out in its middle" in said and "tail -c 16M" in said
+
+
+def test_a_plog_ending_on_an_error_no_entry_knows_is_no_end_but_a_named_log_is(
+    tmp_path: Path,
+) -> None:
+    # a plog at its default level holds ERROR and EVENT records only: its last is an error
+    # whether or not a job failed; a log the user names ends where its job did
+    end = (
+        "[ERROR] PROFILING(40123,python):2024-05-09-10:59:59.901.001 [prof.cpp:1302] can not stop\n"
+    )
+    _plant_plog(tmp_path, "log/plog/plog-1_1.log", end)
+    named = _plant_plog(tmp_path, "train.log", end)
+    probe = Probe(sysroot=str(tmp_path), env={})
+    assert logscan.scan(probe, ["/log"], []).unexplained == []
+    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), ["/log"], [str(named)])
+    assert [name for name, _ in scan.unexplained] == [str(named)]
+
+
+def test_the_error_a_long_logs_end_is_told_with_its_lines_counted_in_the_part_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "train.log"
+    row = b"step 1 loss 2.0\n"
+    with path.open("wb") as out:  # past the 64 MiB of a named log read: its end only
+        for _ in range(int(logscan.NAMED_TAIL_MB) + 1):
+            out.write(row * ((1 << 20) // len(row)))
+        out.write(b"ERROR: failed to mount /data\n")
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         "--log", str(path), "-f", "json"],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    check = next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+    assert check["status"] == "warn" and "ERROR: failed to mount /data" in check["summary"]
+    assert "(lines counted from the start of the part read: the file's end)" in check["summary"]

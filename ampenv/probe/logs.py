@@ -338,11 +338,15 @@ def scan(
         reading = deadline - BUDGET_S * SCAN_SHARE
         ended: dict[str, Unexplained] = {}  # each text's last failure, explained or not
 
-        def look_for_end(data: bytes, name: str) -> None:
+        def look_for_end(data: bytes, name: str, named: bool = True) -> None:
+            """``named``: a log the user passed; a plog's records are ERROR and EVENT ones
+            at its default level, its last an error whether or not a job failed."""
             if time.monotonic() > deadline:
                 return
-            died = name in scanner().died
-            end = last_failure(data) if died else last_logged_error(data)
+            if name in scanner().died:
+                end = last_failure(data)
+            else:
+                end = last_logged_error(data) if named else None
             if end is not None:
                 ended[name] = end
 
@@ -359,7 +363,7 @@ def scan(
             data = text.encode("utf-8", "surrogatepass")
             if not scanner().feed_bytes(data, path, deadline=deadline):
                 result.skipped.append(path)
-            look_for_end(data, path)
+            look_for_end(data, path, named=False)
         # a file named twice (once through a symlink) is read once, under its first name
         paths: dict[str, str] = {}
         for p in named:

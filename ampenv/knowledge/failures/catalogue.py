@@ -31,6 +31,7 @@ from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.npu_options import FAILURES as NPU_OPTIONS
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
 from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
+from ampenv.knowledge.failures.pip_installs import FAILURES as PIP_INSTALLS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
 from ampenv.knowledge.failures.processes import FAILURES as PROCESSES
 from ampenv.knowledge.failures.python_api import FAILURES as PYTHON_API
@@ -54,6 +55,7 @@ NAMED: tuple[Failure, ...] = (
     *DRIVER,
     *INSTALLERS,
     *PASTED_VERSIONS,
+    *PIP_INSTALLS,
     *DEVICE_FAULTS,
     *MEMORY,
     *PROCESSES,

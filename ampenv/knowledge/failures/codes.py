@@ -355,7 +355,9 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             # the title form's "(" looked behind at the end: the search keeps its literal E (a
             # branch of its own, or a look-behind first, made every log's search five times
             # slower)
-            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：)|\]|\s+Inner Error|\)(?<=\(E[0-9A-Z]\d{4}\))"
+            # (its wide colon as printed, or escaped by a JSON string)
+            anchor=r"E[0-9A-Z]\d{4}(?:\)?(?::|：|\\u[fF]{2}1[aA])|\]|\s+Inner Error"
+            r"|\)(?<=\(E[0-9A-Z]\d{4}\))"
             r"| (?=[A-Z][A-Za-z0-9]{0,30}_[A-Za-z])"
             # the dict form's closing quote and the next key's, as printed, curled, escaped
             # for HTML or by a repr (a bytes regex: ’ is its bytes)

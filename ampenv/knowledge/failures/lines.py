@@ -89,8 +89,11 @@ _WIDE_SEPARATOR = re.compile(r"([\uff1a\uff0c])\s*")  # its width is its space: 
 # an entity of bounded length: html.unescape of "&#" and 5000 digits raises ValueError
 _ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # Terminal colour and cursor sequences (CSI), as loggers that colour their output write them.
-# and the charset selections tput writes ("\x1b(B", "\x1b)0")
-ANSI = re.compile(rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9])")
+# and the charset selections tput writes ("\x1b(B", "\x1b)0"), and the commands a program sends
+# the terminal (OSC: a window's title, a hyperlink's ends), which a told line must not carry
+ANSI = re.compile(
+    rb"\x1b(?:\[[0-9;?<=>]{0,32}[A-Za-z]|[()][A-Z0-9]|\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\))"
+)
 # The spaces a page or a typist puts where the program printed " ": a page's &nbsp; (copied
 # as U+00A0), an input method's ideographic space, the typographic ones (U+2000-U+200A, U+202F),
 # and each escaped by a JSON string or a page's source, which the hints' byte search sees as such.

@@ -15,7 +15,7 @@ from ampenv.knowledge.failures.lines import (
     death_tail,
     plain,
 )
-from ampenv.knowledge.failures.unexplained import SHOWN, Unexplained, advice
+from ampenv.knowledge.failures.unexplained import Unexplained, advice, shown
 
 LAST_RECORDS = 3  # the worded records at a text's end read: what a program said last
 ROWS_READ = 2000  # rows read back from the end to find them (past a sea of blank rows)
@@ -30,31 +30,48 @@ _FAILED = re.compile(
     r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|unable to)\b"
     r"|\brequires? [^\n]{1,80}?(?:or (?:higher|later|above|newer)|at least|>=)"
     r"|\bor (?:higher|later|above|newer) (?:is|are) required\b"
-    r"|错误|失败|报错|异常"
+    r"|错误|失败|报错|异常|^E: "  # apt's error prefix
 )
 # A record that reports what its program handled: a warning, a hedge ("may indicate an
-# error"), a count of none ("0 errors", "Error Information : NA", "Error Count : 0") or a
-# metric ("error ratio: 0.0001", "max_abs_error=2.4e-07"); or a line a logger marked INFO in
-# a format the level grammar does not read (logrus' "INFO[...]", logfmt after a syslog prefix)
+# error"), a count of none ("0 errors", "0 tests failed", "Error Information : NA", "Error
+# Count : 0") or a metric ("error ratio: 0.0001", "max_abs_error=2.4e-07", "top-1 error
+# 23.87%", "mean absolute error: 0.034"); or a line a logger marked INFO in a format the level
+# grammar does not read (logrus' "INFO[...]", logfmt after a syslog prefix)
 _MENTION = re.compile(
     r"(?i)\bwarn(?:ing)?s?\b|\wWarning\b|\[W\]"
     r"|\b(?:may|might|can|could)\s(?:\w+\s){0,2}(?:errors?|fail|indicate|cause|yield|lead)"
-    r"|\b(?:no|0|zero|without|none)\s+(?:errors?|failures?|failed)\b"
+    r"|\b(?:no|0|zero|without|none)\s+(?:\w+\s+)?(?:errors?|failures?|failed)\b"
     r"|\b(?:errors?|fail\w*)[\s-]+(?:count\s+0\b|none\b|free\b)"
     r"|\b(?:errors?|fail\w*|invalid)\b[\w ()<>.,/-]{0,40}?[:=?]\s*"
-    r"(?:0(?:\.0+)?(?![\d.])|(?:none|n/?a|no|false|null)\b|-\s*$)"
-    r"|_errors?\s*[:=]\s*[\d.]|\berrors?\s+(?:ratio|rate)\b"
+    r"(?:0(?:\.0+)?(?![\d.])|(?:none|n/?a|no|false|null)\s*[,;|]?\s*$|-\s*$)"
+    r"|_errors?\s*[:=]\s*[\d.]|\berrors?\s+(?:ratio|rate)\b|\berrors?\W{0,3}\d[\d.]*\s?%"
+    r"|\b(?:top-?\d+|mean|absolute|squared|relative|abs|rel|max|min|avg|average|median|train"
+    r"|training|val|validation|test|eval|reconstruction|quantization|rounding)\s(?:\w+\s)?"
+    r"errors?\b"
     r"|\b(?:INFO|DEBU|DEBUG|TRAC)\[\d|\blevel=\"?(?:info|debug|trace)\b"
 )
+# What says a run went on from an error: its own record ("failed to load X, falling back to
+# Y", "failed, try again") or a record below it ("retrying in 5 s"); not what the error asks
+# of its reader ("please ... and try again"), nor a negation ("cannot continue")
 _WENT_ON = re.compile(
-    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bretry(?:ing)?\b|\btry(?:ing)? again\b"
-    r"|\bskipp(?:ed|ing)\b|\bignor(?:e|ed|ing)\b|\bcontinu(?:e|es|ing)\b"
+    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bretry(?:ing)?\b|\bwill retry\b"
+    r"|\b(?<!please )(?<!and )(?<!then )(?<!to )try(?:ing)? again\b|\bskipp(?:ed|ing)\b"
+    r"|\bignor(?:e|ed|ing)\b"
+    r"|\b(?<!not )(?<!cannot )(?<!can't )(?<!unable to )continu(?:e|es|ing)\b"
     r"|, (?:using|returning|defaulting to)\b"
 )
-# A row that quotes rather than reports: a table's, a list's item, a comment, a literal or a
-# call in source ("print('...')"), markdown's inline code, a shell's command line
+# A record that only says when or how long a run ended (an installer's "[INFO] End time:",
+# bash's time): below an error it neither reports nor says the run went on
+_EPILOGUE = re.compile(
+    r"(?i)\bend(?:ed)? (?:time|at)\b|\belapsed\b|\btime (?:cost|taken|used)\b|\btotal time\b"
+    r"|\btook \d|\brun time\b|^(?:real|user|sys)\s+\d+m[\d.]+s$"
+)
+# A row that quotes rather than reports: a table's (a cell of its own: "0/1   Error   0"), a
+# list's item, a FAQ's question or answer, a comment, a literal or a call in source
+# ("print('...')"), markdown's inline code, a shell's command line
 _QUOTED = re.compile(
-    r"""\s*(?:[|#>*"'`(]|//|- |\$ |\w+@[\w.-]+:\S*[#$] )|.*`|.*\|\s*$|.*\w\(\s*f?['"]"""
+    r"""\s*(?:[|#>*"'`(]|//|- |\$ |\w+@[\w.-]+:\S*[#$] |(?:Q|A|问|答)\d{0,3}[:：.] )"""
+    r"""|.*`|.*\|\s*$|.*\w\(\s*f?['"]|.*\S {2,}(?:Error|Failed|ERROR|FAILED) {2,}\S"""
 )
 _WORDED = re.compile(r"[^\W\d_]{2}")  # a row with words: not a blank, a rule, a bar's glyphs
 _RULE = re.compile(r"\s*([-=*#~_.])\1{3,}\s*")  # a rule's run within a row: "TASK [x] ****"
@@ -70,7 +87,9 @@ def _reported(record: str) -> Optional[int]:
     """Where ``record`` reports a failure it did not handle: the offset of its first failure
     word; None for a mention (a level below ERROR, a warning, a quote, a count of none)."""
     m = ERROR_MARK.search(record) or _FAILED.search(record)
-    if m is None or _QUOTED.match(record) or _MENTION.search(record) or _WENT_ON.search(record):
+    if m is None or _QUOTED.match(record) or _MENTION.search(record):
+        return None
+    if _WENT_ON.search(record):
         return None
     return None if below_error(record, m.start()) else m.start()
 
@@ -84,17 +103,20 @@ def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]
     each."""
     tail = death_tail(data)
     block: list[tuple[int, str, bool]] = []  # (offset, record, reports), from the end up
-    end, rows = len(tail), 0
+    end, rows = len(tail.rstrip()), 0  # (a sea of blank rows at the end: stepped over at once)
     while end > 0 and len(block) < LAST_RECORDS and rows < ROWS_READ:
         start = tail.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
-        raw = tail[start:end][-ROW_READ:]
+        row = tail[start:end].rstrip(b"\r\n")
         end, rows = start, rows + 1
-        # a CRLF row's CR ends it; a CR within it, a bar's redraw: the record is the last part
-        shown = raw.decode("utf-8", "replace").rstrip("\r\n").split("\r")[-1]
-        record = plain(shown).strip()
+        # a CR within a row, a bar's redraw: the record is the part after it, read from its
+        # start (where a record's level and its error stand)
+        raw = row[row.rfind(b"\r") + 1 :][:ROW_READ]
+        record = plain(raw.decode("utf-8", "replace")).strip()
         if not _WORDED.search(record):
             continue
         reports = _reported(record) is not None
+        if not reports and _EPILOGUE.search(record):
+            continue
         # a record of its own level (INFO, DEBUG, WARNING), a bar's, a step's, a retry's: its
         # run went on after anything above it
         if not reports and (
@@ -108,8 +130,7 @@ def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]
         return None
     told = block[first:]
     words = " ".join(_RULE.sub(" ", record).strip() for _, record, _ in told)
-    line = words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
     # (lines before the part read: counted in the bytes, which colours removed do not change)
     above = first_line + data.count(b"\n", 0, max(0, len(data) - DEATH_TAIL))
     number, last = (above + tail.count(b"\n", 0, at) for at in (told[0][0], told[-1][0]))
-    return Unexplained(line, number, last, 1, False, None, advice(words), died=False)
+    return Unexplained(shown(words), number, last, 1, False, None, advice(words), died=False)

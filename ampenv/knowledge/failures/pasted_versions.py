@@ -2,8 +2,7 @@
 header names the loaded driver, the toolkit's install info (or a path into its release's
 folder) the CANN release, and a driver older than every HDK that CANN release is paired with
 lacks what its runtime calls. Issue templates ask for both; the error itself may say nothing
-of it. And pip's own report of an installed package whose requirement the environment does
-not meet: the install went through, the pairing may not hold."""
+of it."""
 
 from __future__ import annotations
 
@@ -103,51 +102,6 @@ FAILURES = (
         hints=("npu-smi",),
         context=TextFacts(cann_releases, _older_than_its_cann),
         # a node off the pairing table runs most jobs: a cause only where one failed
-        notice=True,
-    ),
-    Failure(
-        id="pip-requirement-conflict",
-        mode="torch-pairing",
-        component="pip",
-        # pip's report after an install: before its 2020 resolver one "ERROR:" line per
-        # conflict, since then a header above the conflicts (its next row names the first)
-        patterns=(
-            r"\bERROR:\s{0,2}\S{1,80} \S{1,40} has requirement [^,\n]{1,120}, but you'll have "
-            r"[^\n]{1,120} which is incompatible",
-            r"pip's dependency resolver does not currently take into account all the packages",
-        ),
-        following=1,
-        codes=(),
-        meaning="pip installed a package whose declared requirement the environment does not "
-        "meet (the line names the package, what it requires and what is installed): pip "
-        "installed it anyway, and it may fail on import or at run time",
-        causes=(
-            "a package (torchvision, torchaudio, a framework) built for another torch than the "
-            "one installed, often after torch was pinned for torch_npu",
-            "a vendor's build whose version pip cannot compare (Ascend's 1.5.0a0+<commit> torch "
-            "for torchvision 0.6.0 asks 1.5.0): harmless where the two really pair",
-        ),
-        fix="install what the line says the package requires (pip install '<requirement>'), or "
-        "the release of the package that pairs with what is installed (torchvision for the "
-        "installed torch: pip install 'torchvision==<its pair>' --no-deps; never a torch that "
-        "replaces the one torch_npu needs), or leave it where the two pair and only the version "
-        "string differs; `pip check` lists what still conflicts",
-        confirm="python.stack",
-        sources=(
-            Source(
-                "pypa/pip src/pip/_internal/commands/install.py (the conflicts it warns of after "
-                "an install: 'has requirement', then 'requires ... but you have ...' under the "
-                "resolver's header)",
-                "official",
-            ),
-            Source(
-                "Ascend/pytorch docs/zh/PyTorch安装指南/PyTorch安装指南.md (its FAQ on torch "
-                "1.5.0a0 and torchvision 0.6.0, 2022-01..2023-03): expected and harmless there",
-                "official",
-            ),
-        ),
-        hints=("error",),
-        # the install went through and most jobs run: a cause only beside a failure
         notice=True,
     ),
 )

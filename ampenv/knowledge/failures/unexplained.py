@@ -127,10 +127,22 @@ class Unexplained:
     died: bool = True  # a process shows dying; else its program reported it last and stopped
 
 
+# what a terminal acts on in a told line: C0 controls (BEL, BS, ESC: an OSC title or link the
+# colours' stripping left), DEL and C1 controls
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(words: str) -> str:
+    """``words`` as a told line: no control character, at most SHOWN characters."""
+    words = _CONTROL.sub("", words.replace("\t", " "))
+    return words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
+
+
 def advice(message: str) -> Optional[str]:
     """What ``message`` asks its reader to do, in its words: its first such sentence."""
     m = _ADVICE.search(message)
-    return m.group().strip().rstrip(",:\"'}").strip() if m else None  # (out of a JSON string)
+    # (out of a JSON string: its closing quote and brace are no part of it)
+    return _CONTROL.sub("", m.group()).strip().rstrip(",:\"'}").strip() if m else None
 
 
 def _exceptions(tail: str) -> tuple[list[tuple[int, str, bool]], bool]:
@@ -371,7 +383,7 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
         asks = advice(words[: EXCERPT * 4])
     if _went_on(text, max(last_error, at), wrapper):
         return None
-    line = words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
+    line = shown(words)
     number = offset + text.count("\n", 0, same[0])
     last = number + text.count("\n", same[0], same[-1])
     return Unexplained(line, number, last, len(same), more, raiser, asks)
