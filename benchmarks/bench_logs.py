@@ -2,7 +2,8 @@
 `ampenv doctor --only logs.errors --log FILE` process, for a plain log and its gzip, against the
 same command on a 1 MB log (the fixed cost). The log is typical text (INFO step lines, a
 warning now and then) with real failure lines at its end, where a dying job writes them; a
-fourth log ends with a failure no entry knows (a traceback, told in its own words).
+fourth log ends with a failure no entry knows (a traceback, told in its own words), a fifth
+with an error its program reported and stopped at, no crash (told in its own words too).
 
 Usage: python benchmarks/bench_logs.py [-n 3] [--size-mb 1024] [--dir /tmp]
 """
@@ -36,6 +37,11 @@ UNKNOWN = (
     '  File "/usr/local/lib/python3.11/site-packages/mindspeed_mm/train.py", line 88, in main\n'
     "    assert args.tp_size <= config.num_key_value_heads\n"
     "RuntimeError: tp_size exceeds num_key_value_heads\n"
+)
+
+LOGGED = (
+    "[Toolkit] [20260612-10:00:05] [ERROR] Toolkit package install failed, the disk space of "
+    "/usr/local is not enough.\n[Toolkit] [20260612-10:00:05] [INFO] End time: 10:00:05\n"
 )
 
 
@@ -76,10 +82,11 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as tmp:
         small, big, packed = Path(tmp, "small.log"), Path(tmp, "big.log"), Path(tmp, "big.log.gz")
-        unknown = Path(tmp, "unknown.log")
+        unknown, logged = Path(tmp, "unknown.log"), Path(tmp, "logged.log")
         write_log(small, 1 << 20)
         write_log(big, args.size_mb << 20)
         write_log(unknown, args.size_mb << 20, UNKNOWN)
+        write_log(logged, args.size_mb << 20, LOGGED)
         with open(big, "rb") as src, gzip.open(packed, "wb", compresslevel=1) as dst:
             while chunk := src.read(1 << 24):
                 dst.write(chunk)
@@ -88,6 +95,7 @@ def main() -> None:
             f"{args.size_mb} MB log": big,
             f"{args.size_mb} MB .gz": packed,
             f"{args.size_mb} MB unknown": unknown,
+            f"{args.size_mb} MB logged": logged,
         }
         results: dict[str, list[tuple[float, float, list[str]]]] = {k: [] for k in cases}
         for _ in range(args.n):  # alternating, so machine noise hits all alike
