@@ -132,6 +132,8 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
          "[ERROR] driver 23.0", 1, 1),
         ("error: no such file or directory: '/data/train.bin'\n", "error: no such file", 1, 1),
         ("E: Package 'python3.9-dev' has no installation candidate\n", "E: Package", 1, 1),
+        ("libascendfaiss.so not found\n", "libascendfaiss.so not found", 1, 1),
+        ("Could NOT find Python3 (missing: Python3_EXECUTABLE Interpreter)\n", "Could NOT", 1, 1),
         # a terminal's commands are no part of a told line
         ("ERROR: failed \x1b]8;;http://x.example/\x07here\x1b]8;;\x07 \x1b]0;title\x07ok\b\n",
          "ERROR: failed here ok", 1, 1),
@@ -174,6 +176,8 @@ def test_the_error_block_a_text_ends_on_is_told(
         "HCCL_CONNECT_TIMEOUT=1200 timeout=120\n",
         "[INFO] GE(1,python):2024 error_manager.cc:512 add error_code EI0002 success\n",
         "100% tests passed, 0 tests failed out of 3\n",  # CTest's summary
+        "\tlibjpeg.so.8 => not found\n",  # ldd's listing
+        "Clang version: Could not collect\n",  # collect_env's
         "Final validation: top-1 error 23.87%, top-5 error 7.13%\n",
         "mean absolute error: 0.034\n",
         "gethostbyname failed, try again\n",

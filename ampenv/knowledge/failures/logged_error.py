@@ -30,6 +30,9 @@ _FAILED = re.compile(
     r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|unable to)\b"
     r"|\brequires? [^\n]{1,80}?(?:or (?:higher|later|above|newer)|at least|>=)"
     r"|\bor (?:higher|later|above|newer) (?:is|are) required\b"
+    # a library the build or the loader looked for ("libascendfaiss.so not found"; ldd's
+    # "=> not found" lists what is missing, a report of its own), CMake's find_package
+    r"|(?<!=> )\b\w[\w.+-]*\.so(?:\.\d+)* not found\b|(?-i:\bCould NOT find\b)"
     r"|错误|失败|报错|异常|^E: "  # apt's error prefix
 )
 # A record that reports what its program handled: a warning, a hedge ("may indicate an
