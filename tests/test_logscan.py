@@ -76,6 +76,16 @@ def _plant_plog(root: Path, rel: str, text: str, days: float = 0.0) -> Path:
     return path
 
 
+def _logs_errors_of(log: Path) -> dict:
+    """logs.errors' result (JSON) for the file ``log``, named as a user names it."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
+         "--log", str(log), "-f", "json"],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    return next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+
+
 def test_plogs_are_found_in_every_layout_and_only_recent_ones(tmp_path: Path) -> None:
     error = (LOGS / "vllm-ascend-4972_aicore_timeout.txt").read_text()
     log = tmp_path / "home/u/ascend/log"
@@ -386,12 +396,7 @@ def test_a_notice_in_a_log_not_read_to_its_end_is_no_note(tmp_path: Path) -> Non
     whole = gzip.compress(tbe + os.urandom(1 << 16).hex().encode())
     log = tmp_path / "cut.log.gz"
     log.write_bytes(whole[: len(whole) // 2])
-    ran = subprocess.run(
-        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
-         "--log", str(log), "-f", "json"],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-    )  # fmt: skip
-    check = next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+    check = _logs_errors_of(log)
     assert [(h["id"], h["note"]) for h in check["facts"]["hits"]] == [
         ("compile-main-process-gone", False)
     ]
@@ -496,11 +501,6 @@ def test_the_error_a_long_logs_end_is_told_with_its_lines_counted_in_the_part_re
         for _ in range(int(logscan.NAMED_TAIL_MB) + 1):
             out.write(row * ((1 << 20) // len(row)))
         out.write(b"ERROR: failed to mount /data\n")
-    ran = subprocess.run(
-        [sys.executable, "-m", "ampenv", "doctor", "-p", "quick", "--only", "logs.errors",
-         "--log", str(path), "-f", "json"],
-        capture_output=True, text=True, cwd=REPO, timeout=120,
-    )  # fmt: skip
-    check = next(c for c in json.loads(ran.stdout)["checks"] if c["id"] == "logs.errors")
+    check = _logs_errors_of(path)
     assert check["status"] == "warn" and "ERROR: failed to mount /data" in check["summary"]
     assert "(lines counted from the start of the part read: the file's end)" in check["summary"]
