@@ -86,15 +86,17 @@ _PROGRESS = re.compile(
 )
 
 
-def _reported(record: str) -> Optional[int]:
-    """Where ``record`` reports a failure it did not handle: the offset of its first failure
-    word; None for a mention (a level below ERROR, a warning, a quote, a count of none)."""
+def _reports(record: str) -> bool:
+    """Whether ``record`` reports a failure its program did not handle: not a mention (a level
+    below ERROR, a warning, a quote, a count of none), nor a failure it went on from."""
     m = ERROR_MARK.search(record) or _FAILED.search(record)
-    if m is None or _QUOTED.match(record) or _MENTION.search(record):
-        return None
-    if _WENT_ON.search(record):
-        return None
-    return None if below_error(record, m.start()) else m.start()
+    return not (
+        m is None
+        or _QUOTED.match(record)
+        or _MENTION.search(record)
+        or _WENT_ON.search(record)
+        or below_error(record, m.start())
+    )
 
 
 def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
@@ -117,7 +119,7 @@ def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]
         record = plain(raw.decode("utf-8", "replace")).strip()
         if not _WORDED.search(record):
             continue
-        reports = _reported(record) is not None
+        reports = _reports(record)
         if not reports and _EPILOGUE.search(record):
             continue
         # a record of its own level (INFO, DEBUG, WARNING), a bar's, a step's, a retry's: its
