@@ -12,6 +12,7 @@ import pytest
 from conftest import FIXTURES
 from conftest import logs_errors as _logs_errors
 
+from ampenv.knowledge.failures import Scanner
 from ampenv.knowledge.failures.lines import shows_failure
 from ampenv.knowledge.failures.logged_error import ROWS_READ, last_logged_error
 from ampenv.knowledge.failures.unexplained import SHOWN, Unexplained
@@ -65,21 +66,20 @@ def test_a_real_error_reported_last_is_told_in_its_own_words(
 
 
 def test_the_healthy_texts_of_the_corpus_end_on_no_error_but_errors_of_other_programs() -> None:
-    # the negatives told end on a real error of a program outside the Ascend stack, which the
-    # red team wrote to test that no entry reads them (grep, docker, a network tool's logger, a
-    # resolver), and a service's log-format sample of an ERROR record: errors all, told as such;
-    # and pip's conflict report, which an entry's note reads (the check tells it no more: below)
-    told = {
-        e["file"]
-        for e in INDEX["negative"]
-        if not shows_failure(data := (CORPUS / e["file"]).read_bytes())
-        and last_logged_error(data) is not None
-    }
+    # as the check reads them: a text an entry finds something in near its end is that
+    # finding's (pip's conflict report, TBE's exit notice: notes); the negatives told end on a
+    # real error of a program outside the Ascend stack, which the red team wrote to test that
+    # no entry reads them (grep, docker, a network tool's logger, a resolver), and a service's
+    # log-format sample of an ERROR record: errors all, told as such
+    told = set()
+    for e in INDEX["negative"]:
+        data = (CORPUS / e["file"]).read_bytes()
+        scanner = Scanner()
+        scanner.feed_bytes(data, e["file"])
+        if not shows_failure(data) and not scanner.hits() and last_logged_error(data):
+            told.add(e["file"])
     assert told == {
         "ascend/heldout43_neg_03_pymotor_log_format_sample.txt",
-        "ascend/heldout85_neg_03_torchvision_requirement_benign.txt",
-        "ascend/heldout105_neg_ascend_pytorch15_install_torchvision_requirement_benign.txt",
-        "ascend/heldout112_neg_torch_npu_old_readme_torchvision_requirement_benign.txt",
         "ascend/redteam_s12_neg_grep_lib_modules_modinfo_nsf.txt",
         "ascend/redteam_s12_neg_docker_trailing_slash_not_a_directory.txt",
         "ascend/redteam_s12_neg_netmiko_logger_error_gathering.txt",
@@ -133,6 +133,18 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
         ("error: no such file or directory: '/data/train.bin'\n", "error: no such file", 1, 1),
         ("E: Package 'python3.9-dev' has no installation candidate\n", "E: Package", 1, 1),
         ("libascendfaiss.so not found\n", "libascendfaiss.so not found", 1, 1),
+        # CANN's installer asks the reader to retry: no retry of its own
+        ("[ERROR]: Ascend-cann-toolkit package install failed, please retry after uninstall!\n"
+         "[INFO] End time: 2025-01-01 10:00:05\n", "[ERROR]: Ascend-cann-toolkit", 1, 1),
+        # an id or a code that is 0 is no count of none
+        ("rtGetDevice failed, ret=0x7020016\n", "rtGetDevice failed", 1, 1),
+        ("hccl init failed on rank: 0\n", "hccl init failed", 1, 1),
+        ("Failed to load dataset: 0 files in /data\n", "Failed to load dataset", 1, 1),
+        # a launcher's prefix before a record is no quote
+        ("(EngineCore_DP0 pid=12) ERROR 06-01 10:00:00 [core.py:1] EngineCore failed to start\n",
+         "(EngineCore_DP0 pid=12) ERROR", 1, 1),
+        # a bare prompt after the error: the session's end, not a row of it
+        ("bash: foo: command not found\nroot@node1:~# \n", "bash: foo: command not found", 1, 1),
         ("Could NOT find Python3 (missing: Python3_EXECUTABLE Interpreter)\n", "Could NOT", 1, 1),
         # a terminal's commands are no part of a told line
         ("ERROR: failed \x1b]8;;http://x.example/\x07here\x1b]8;;\x07 \x1b]0;title\x07ok\b\n",
@@ -178,6 +190,13 @@ def test_the_error_block_a_text_ends_on_is_told(
         "100% tests passed, 0 tests failed out of 3\n",  # CTest's summary
         "\tlibjpeg.so.8 => not found\n",  # ldd's listing
         "Clang version: Could not collect\n",  # collect_env's
+        "prediction error: 0.023\n",
+        "L2 error: 1.3e-03\n",
+        "RMS error = 0.41 px\n",
+        "Ran 12 tests in 0.3s\n\nOK (expected failures=1)\n",
+        "failed=0 passed=12\n",
+        # a command typed after the error: the user went on
+        "bash: foo: command not found\nroot@node1:~# ls\n",
         "Final validation: top-1 error 23.87%, top-5 error 7.13%\n",
         "mean absolute error: 0.034\n",
         "gethostbyname failed, try again\n",

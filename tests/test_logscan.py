@@ -488,7 +488,10 @@ def test_a_plog_ending_on_an_error_no_entry_knows_is_no_end_but_a_named_log_is(
     named = _plant_plog(tmp_path, "train.log", end)
     probe = Probe(sysroot=str(tmp_path), env={})
     assert logscan.scan(probe, ["/log"], []).unexplained == []
-    scan = logscan.scan(Probe(sysroot=str(tmp_path), env={}), ["/log"], [str(named)])
+    named_plog = _plant_plog(tmp_path, "copied/plog-2_1.log", end)  # a plog passed by name
+    scan = logscan.scan(
+        Probe(sysroot=str(tmp_path), env={}), ["/log"], [str(named), str(named_plog)]
+    )
     assert [name for name, _ in scan.unexplained] == [str(named)]
 
 

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from functools import cache
 from typing import BinaryIO, Optional
 
@@ -338,9 +339,9 @@ def scan(
         reading = deadline - BUDGET_S * SCAN_SHARE
         ended: dict[str, Unexplained] = {}  # each text's last failure, explained or not
 
-        def look_for_end(data: bytes, name: str, named: bool = True) -> None:
-            """``named``: a log the user passed; a plog's records are ERROR and EVENT ones
-            at its default level, its last an error whether or not a job failed."""
+        def look_for_end(data: bytes, name: str, named: bool) -> None:
+            """``named``: a log of the user's that is no plog; a plog's records are ERROR and
+            EVENT ones at its default level, its last an error whether or not a job failed."""
             if time.monotonic() > deadline:
                 return
             if name in scanner().died:
@@ -393,7 +394,7 @@ def scan(
             data = _from_whole_line(read.data, read.cut)
             if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
                 result.skipped.append(name)
-            look_for_end(data, name)
+            look_for_end(data, name, named=not fnmatch(os.path.basename(path), PLOG_GLOBS[-1]))
         if result.files:
             result.hits, result.undecoded = scanner().hits(), scanner().undecoded
             result.unexplained = [

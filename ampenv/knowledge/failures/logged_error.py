@@ -40,26 +40,40 @@ _FAILED = re.compile(
 # Count : 0") or a metric ("error ratio: 0.0001", "max_abs_error=2.4e-07", "top-1 error
 # 23.87%", "mean absolute error: 0.034"); or a line a logger marked INFO in a format the level
 # grammar does not read (logrus' "INFO[...]", logfmt after a syslog prefix)
+_ZERO = (
+    r"\s*(?:\([^)\n]{0,20}\))?\s*[:=?]\s*"
+    r"(?:0(?:\.0+)?(?![\w.])|(?:none|n/?a|no|false|null)\s*[,;|]?\s*$|-\s*$)"
+)
 _MENTION = re.compile(
-    r"(?i)\bwarn(?:ing)?s?\b|\wWarning\b|\[W\]"
+    r"(?i)\bwarn(?:ing)?s?\b|\wWarning\b|\[W\]|\bexpected failures?\b"
     r"|\b(?:may|might|can|could)\s(?:\w+\s){0,2}(?:errors?|fail|indicate|cause|yield|lead)"
     r"|\b(?:no|0|zero|without|none)\s+(?:\w+\s+)?(?:errors?|failures?|failed)\b"
     r"|\b(?:errors?|fail\w*)[\s-]+(?:count\s+0\b|none\b|free\b)"
-    r"|\b(?:errors?|fail\w*|invalid)\b[\w ()<>.,/-]{0,40}?[:=?]\s*"
-    r"(?:0(?:\.0+)?(?![\d.])|(?:none|n/?a|no|false|null)\s*[,;|]?\s*$|-\s*$)"
-    r"|_errors?\s*[:=]\s*[\d.]|\berrors?\s+(?:ratio|rate)\b|\berrors?\W{0,3}\d[\d.]*\s?%"
+    # a count of none: a noun's ("Error Count : 0", "Invalid: 0.000", "error count(>0.1):
+    # 0/20000", "Error Information : NA"), a verb's with what it counts ("Failed Tests: 0");
+    # not an id or a code that is 0 ("failed on rank: 0", "ret=0x7020016")
+    r"|\b(?:errors?|failures?|invalid)(?:[\s_-]*(?:count|number|num|cnt|information|info"
+    r"|code|total|sum))?"
+    + _ZERO
+    + r"|\bfail\w*[\s_-]*(?:count|number|num|cnt|total|tests?|cases?)\b"
+    + _ZERO
+    + r"|\bfail\w*=0(?![\w.])"  # a field of its own: "fail=0", "failed=0"
+    # a metric: "error ratio: 0.0001", "max_abs_error=2.4e-07", "top-1 error 23.87%", "mean
+    # absolute error: 0.034", "error: 0.0231"
+    + r"|_errors?\s*[:=]\s*[\d.]|\berrors?\s+(?:ratio|rate)\b|\berrors?\W{0,3}\d[\d.]*\s?%"
+    r"|\berrors?\s*[:=]\s*\d*\.\d+(?:e-?\d+)?\s*\S{0,4}\s*$"
     r"|\b(?:top-?\d+|mean|absolute|squared|relative|abs|rel|max|min|avg|average|median|train"
-    r"|training|val|validation|test|eval|reconstruction|quantization|rounding)\s(?:\w+\s)?"
-    r"errors?\b"
+    r"|training|val|validation|test|eval|reconstruction|reprojection|prediction|approximation"
+    r"|quantization|rounding|rms|l1|l2)\s(?:\w+\s)?errors?\b"
     r"|\b(?:INFO|DEBU|DEBUG|TRAC)\[\d|\blevel=\"?(?:info|debug|trace)\b"
 )
 # What says a run went on from an error: its own record ("failed to load X, falling back to
 # Y", "failed, try again") or a record below it ("retrying in 5 s"); not what the error asks
 # of its reader ("please ... and try again"), nor a negation ("cannot continue")
 _WENT_ON = re.compile(
-    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bretry(?:ing)?\b|\bwill retry\b"
-    r"|\b(?<!please )(?<!and )(?<!then )(?<!to )try(?:ing)? again\b|\bskipp(?:ed|ing)\b"
-    r"|\bignor(?:e|ed|ing)\b"
+    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bwill retry\b"
+    r"|\b(?<!please )(?<!and )(?<!then )(?<!to )(?:retry(?:ing)?\b(?! after)|try(?:ing)? again\b)"
+    r"|\bskipp(?:ed|ing)\b|\bignor(?:e|ed|ing)\b"
     r"|\b(?<!not )(?<!cannot )(?<!can't )(?<!unable to )continu(?:e|es|ing)\b"
     r"|, (?:using|returning|defaulting to)\b"
 )
@@ -73,10 +87,12 @@ _EPILOGUE = re.compile(
 # list's item, a FAQ's question or answer, a comment, a literal or a call in source
 # ("print('...')"), markdown's inline code, a shell's command line
 _QUOTED = re.compile(
-    r"""\s*(?:[|#>*"'`(]|//|- |\$ |\w+@[\w.-]+:\S*[#$] |(?:Q|A|问|答)\d{0,3}[:：.] )"""
+    r"""\s*(?:[|#>*"'`]|\(\s*['"]|//|- |\$ |\w+@[\w.-]+:\S*[#$] |(?:Q|A|问|答)\d{0,3}[:：.] )"""
     r"""|.*`|.*\|\s*$|.*\w\(\s*f?['"]|.*\S {2,}(?:Error|Failed|ERROR|FAILED) {2,}\S"""
 )
 _WORDED = re.compile(r"[^\W\d_]{2}")  # a row with words: not a blank, a rule, a bar's glyphs
+# a shell's prompt: bare, the session's end; with a command typed, the user went on
+_PROMPT = re.compile(r"(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+:[^\s#$]*\s?[#$](\s*$|\s+\S)")
 _RULE = re.compile(r"\s*([-=*#~_.])\1{3,}\s*")  # a rule's run within a row: "TASK [x] ****"
 # a record that says its run went on: a progress bar's, a step's, a success
 _PROGRESS = re.compile(
@@ -117,8 +133,11 @@ def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]
         # start (where a record's level and its error stand)
         raw = row[row.rfind(b"\r") + 1 :][:ROW_READ]
         record = plain(raw.decode("utf-8", "replace")).strip()
-        if not _WORDED.search(record):
+        prompt = _PROMPT.match(record)
+        if not _WORDED.search(record) or (prompt and not prompt.group(1).strip()):
             continue
+        if prompt:  # a command typed after the error: the session went on
+            break
         reports = _reports(record)
         if not reports and _EPILOGUE.search(record):
             continue
