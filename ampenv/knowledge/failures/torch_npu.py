@@ -74,6 +74,9 @@ FAILURES = (
             r"string: npu\b",
             # torch itself has no `npu` attribute: torch_npu adds it when imported
             r"module 'torch' has no attribute 'npu'",
+            # code that names torch_npu where its import was skipped or swallowed (a tool's
+            # try/except around it: msprobe's kernel dump)
+            r"\bNameError\s?[:：]\s?name 'torch_npu' is not defined",
         ),
         codes=(),
         # an INFO or WARNING line saying so is a library probing for the NPU and going on
@@ -100,6 +103,11 @@ FAILURES = (
                 "https://github.com/opendatalab/MinerU/issues/2665 (MinerU on a 910B: 'npu' "
                 "rejected, torch_npu not imported)",
                 "report",
+            ),
+            Source(
+                "Ascend/mstt debug/accuracy_tools/msprobe/docs/zh/faq.md (its kernel dump "
+                "without torch_npu installed: NameError of torch_npu)",
+                "official",
             ),
             Source(
                 "a triton-ascend tutorial's exercise (the public file index's id 63027293454): "
