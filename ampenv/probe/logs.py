@@ -35,7 +35,8 @@ CHUNK = 4 << 20
 STDIN = "-"
 
 # plog layouts: <root>/plog, and <root>/{run,debug}/plog on newer CANN (ascend-facts.md §6)
-PLOG_GLOBS = ("plog/*.log", "*/plog/*.log", "plog-*.log")
+PLOG_NAME = "plog-*.log"  # a plog, wherever it lies
+PLOG_GLOBS = ("plog/*.log", "*/plog/*.log", PLOG_NAME)
 
 
 @dataclass
@@ -394,7 +395,7 @@ def scan(
             data = _from_whole_line(read.data, read.cut)
             if not scanner().feed_bytes(data, name, deadline=deadline) and not read.stopped:
                 result.skipped.append(name)
-            look_for_end(data, name, named=not fnmatch(os.path.basename(path), PLOG_GLOBS[-1]))
+            look_for_end(data, name, named=not fnmatch(os.path.basename(path), PLOG_NAME))
         if result.files:
             result.hits, result.undecoded = scanner().hits(), scanner().undecoded
             result.unexplained = [

@@ -85,9 +85,9 @@ _EPILOGUE = re.compile(
 )
 # A row that quotes rather than reports: a table's (a cell of its own: "0/1   Error   0"), a
 # list's item, a FAQ's question or answer, a comment, a literal or a call in source
-# ("print('...')"), markdown's inline code, a shell's command line
+# ("print('...')"), markdown's inline code, a command after "$ " (a prompt's row: _PROMPT)
 _QUOTED = re.compile(
-    r"""\s*(?:[|#>*"'`]|\(\s*['"]|//|- |\$ |\w+@[\w.-]+:\S*[#$] |(?:Q|A|问|答)\d{0,3}[:：.] )"""
+    r"""\s*(?:[|#>*"'`]|\(\s*['"]|//|- |\$ |(?:Q|A|问|答)\d{0,3}[:：.] )"""
     r"""|.*`|.*\|\s*$|.*\w\(\s*f?['"]|.*\S {2,}(?:Error|Failed|ERROR|FAILED) {2,}\S"""
 )
 _WORDED = re.compile(r"[^\W\d_]{2}")  # a row with words: not a blank, a rule, a bar's glyphs
