@@ -71,7 +71,8 @@ FAILURES = (
         mode="cann-env",
         component="acl",
         patterns=(
-            r"fatal error: acl/acl\.h: No such file or directory",
+            # gcc's words, and clang's ("fatal error: 'acl/acl.h' file not found")
+            r"fatal error: (?:acl/acl\.h: No such file or directory|'acl/acl\.h' file not found)",
             # the link step: the library path it takes from the environment (NPU_HOST_LIB)
             r"\bld(?:\.\w{1,8})?: cannot find -lascendcl\b",
         ),
