@@ -90,7 +90,7 @@ def test_hint_vocabulary_stays_small() -> None:
     # (CANN version mismatch, opp_kernels not installed, a ccec crash dump, EJ0002) that hold
     # no other hint. Held-out set 2 added "npu-smi" (25 -> 26: "npu-smi: No such file or
     # directory" in a container holds no other hint). The code families (codes.py) add the
-    # words their contexts print and nothing else holds: "ret", "result", "errcode" (ACL codes)
+    # words their contexts print and nothing else holds: "ret", "result", "err" (ACL codes: errcode, errno)
     # and "err0" (torch_npu's ERR0xxxx): 30. Held-out set 3 added "binary" ("Op Cast does not
     # has any binary.") and "sleep mode freed" (vLLM's INFO line, nothing else in it): 32. Set 4
     # added "not compatible" (vllm-ascend's memory pool refusing expandable segments): 33.

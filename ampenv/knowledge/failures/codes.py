@@ -292,6 +292,16 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
 
         return by_code
 
+    def by_acl_code(m: re.Match[str]) -> Optional[Failure]:
+        found = owned_or(acl)(m)
+        said = m.group("said")
+        if found is None or not said or m.group("code") in owners:
+            return found
+        # CANN's operator log names the check that refused the call after the code
+        return replace(
+            found, meaning=f"{found.meaning}; the log says: {said.strip(' :!.')[:EXCERPT]}"
+        )
+
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:
         code = m.group("code")
         owner = owners.get(code)
@@ -309,12 +319,14 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
     return (
         _family(
             "acl",
-            CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)",
+            CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)"
+            # the operator log's message after "errno[161002]" (and its OpName)
+            r"(?:\]\s?(?:OpName:\[[^\]\n]{0,100}\]\s?)?(?P<said>[A-Za-z][^\n]{7,300}))?",
             f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
             "meaning, and the fix of its class",
             "core-exception",
             CODE_HINTS,
-            owned_or(acl),
+            by_acl_code,
             tables.ACL_SOURCES,
         ),
         _family(

@@ -41,7 +41,10 @@ STRONG_CONTEXT = (
     r"|\bacl\w{2,60} error code (?=\d)"
     # the ACL wrappers' "(Calling Function = aclrtSynchronizeStream, Code = 507014, ...)";
     # onnxruntime's CANN provider: "CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE"
-    r"|Calling Function = \w{1,80}, Code =|\bCANN failure)"
+    r"|Calling Function = \w{1,80}, Code =|\bCANN failure"
+    # CANN's operator log ("[NNOP][CheckReduction][4027227] errno[161002] OpName:[...] ..."),
+    # and the aclnn samples' check every caller copies ("aclnnXxx failed. ERROR: 161002")
+    r"|\berrno\[(?=\d)|\bfailed\. ERROR: ?(?=\d))"
 )
 # "result = 200000 samples", "ret: 200000 KB": a counter, unless the line is an error's line.
 # pyACL's "acl.rt.set_device failed ret_int=507033" too, and a C program's "rc="
@@ -60,7 +63,7 @@ CODE_CONTEXT = (
 
 # The words every CODE_CONTEXT holds: an entry with a code() pattern lists them as hints, so
 # the prefilter never hides "runtime result = 507033", "ErrCode=107001" or "ret is 507033".
-CODE_HINTS = ("error", "fail", "result", "ret", "errcode")
+CODE_HINTS = ("err", "fail", "result", "ret")  # "err": error, errcode, errno
 
 
 def code_hints(*hints: str) -> tuple[str, ...]:

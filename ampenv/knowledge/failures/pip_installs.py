@@ -1,6 +1,6 @@
 """What pip says of the environment it installs into: a package installed whose requirement the
-environment does not meet (the install went on), and an environment it refuses to install into
-at all (a distribution's Python, PEP 668)."""
+environment does not meet (the install went on), an environment it refuses to install into at
+all (a distribution's Python, PEP 668), and an Ascend package its indexes do not carry."""
 
 from __future__ import annotations
 
@@ -80,6 +80,35 @@ FAILURES = (
                 "official",
             ),
             Source("https://github.com/Comfy-Org/ComfyUI/issues/3554", "report"),
+        ),
+        hints=("error",),
+    ),
+    Failure(
+        id="triton-ascend-not-on-index",
+        mode="cann-pairing",
+        component="pip",
+        # pip's two lines for a pin no index it reads carries (vllm-ascend pins one)
+        patterns=(
+            r"\bERROR: (?:No matching distribution found for|Could not find a version that "
+            r"satisfies the requirement) triton[-_]ascend\b",
+        ),
+        codes=(),
+        meaning="pip found no triton-ascend of the version asked for on the indexes it reads: "
+        "some releases (and the ones vllm-ascend pins) are published on Huawei Cloud's Ascend "
+        "PyPI mirror only, not on pypi.org",
+        causes=(
+            "a triton-ascend release that only Ascend's mirror carries (3.2.1, 3.2.2), asked for "
+            "from pypi.org or a mirror of it",
+            "a version that exists nowhere, or none for this Python or architecture",
+        ),
+        fix="add Ascend's index: pip install triton-ascend==<version> --extra-index-url "
+        "https://mirrors.huaweicloud.com/ascend/repos/pypi (or in the requirements file); "
+        "`pip index versions triton-ascend` lists what an index carries; install the release "
+        "the triton-ascend or vllm-ascend docs pair with this CANN",
+        confirm="python.stack",
+        sources=(
+            Source("https://github.com/triton-lang/triton-ascend/issues/900", "maintainer"),
+            Source("https://github.com/vllm-project/vllm-ascend/issues/16732", "report"),
         ),
         hints=("error",),
     ),
