@@ -493,6 +493,25 @@ def test_an_error_code_in_its_spellings_is_read(line: str) -> None:
     assert [h.id for h in scan_lines([line], "t")] == ["acl-507011"]
 
 
+def test_an_operator_log_s_errno_is_read_with_the_check_it_names() -> None:
+    # CANN's operator log names the refused argument after the code (and the op's name)
+    line = (
+        "[aclnn_kl_div.cpp:119][NNOP][CheckReduction][4027227] errno[161002] "
+        "OpName:[aclnnKlDiv_15] Invalid reduction value: 100. Allowed values are 0 (None)."
+    )
+    (hit,) = scan_lines([line], "t")
+    assert hit.id == "acl-161002"
+    assert hit.failure.meaning.endswith(
+        "the log says: Invalid reduction value: 100. Allowed values are 0 (None)"
+    )
+    # the aclnn samples' check, copied by every caller; a code alone says no more
+    (sample,) = scan_lines(["aclnnGridSampler2DGetWorkspaceSize failed. ERROR: 161001"], "t")
+    assert sample.id == "acl-161001" and "the log says" not in sample.failure.meaning
+    # an errno that is no runtime code (Python's "[Errno 2]"), or digits no code has
+    assert scan_lines(["OSError: [Errno 2] No such file: 161002"], "t") == []
+    assert scan_lines(["[NNOP] errno[1610023] OpName:[x] too long a number"], "t") == []
+
+
 def test_an_acl_code_is_read_in_onnxruntime_s_words_and_explained_by_its_name() -> None:
     # onnxruntime's CANN provider prints the number with the name
     line = "CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE ; NPU=0"

@@ -321,7 +321,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             "acl",
             CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)"
             # the operator log's message after "errno[161002]" (and its OpName)
-            r"(?:\]\s?(?:OpName:\[[^\]\n]{0,100}\]\s?)?(?P<said>[A-Za-z][^\n]{7,300}))?",
+            r"(?:\]\s?(?:OpName:\[[^\]\n]{0,100}\]\s?)?(?P<said>[^\s\][][^\n]{7,300}))?",
             f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
             "meaning, and the fix of its class",
             "core-exception",
