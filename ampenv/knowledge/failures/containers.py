@@ -35,6 +35,8 @@ FAILURES = (
         # no published example yet)
         patterns=(
             r"ascend-docker[^\n]{0,600}?\b(?:owner|write permission|permission) not right\b",
+            # its message quoted alone, with the file it names
+            r"\bowner not right /\S{1,200}",
         ),
         codes=(),
         meaning="Ascend Docker Runtime (or another MindCluster component) refused a file: its "
