@@ -146,6 +146,11 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
         # a bare prompt after the error: the session's end, not a row of it
         ("bash: foo: command not found\nroot@node1:~# \n", "bash: foo: command not found", 1, 1),
         ("Could NOT find Python3 (missing: Python3_EXECUTABLE Interpreter)\n", "Could NOT", 1, 1),
+        # a program's own words for what it could not do
+        ("volcano not exist, please deploy volcano\n", "volcano not exist", 1, 1),
+        ("can't get ascend_hal device count\n", "can't get ascend_hal", 1, 1),
+        ("Could not create share link. Missing file: /x/frpc\n", "Could not create", 1, 1),
+        ("The postprocessing DLL doesn't exist\n", "The postprocessing DLL", 1, 1),
         # a terminal's commands are no part of a told line
         ("ERROR: failed \x1b]8;;http://x.example/\x07here\x1b]8;;\x07 \x1b]0;title\x07ok\b\n",
          "ERROR: failed here ok", 1, 1),
@@ -190,6 +195,9 @@ def test_the_error_block_a_text_ends_on_is_told(
         "100% tests passed, 0 tests failed out of 3\n",  # CTest's summary
         "\tlibjpeg.so.8 => not found\n",  # ldd's listing
         "Clang version: Could not collect\n",  # collect_env's
+        "[conda] Could not collect\n",
+        "Could not find a GPU, using the CPU\n",
+        "can't import apex, skipping the fused optimizer\n",
         "prediction error: 0.023\n",
         "L2 error: 1.3e-03\n",
         "RMS error = 0.41 px\n",
