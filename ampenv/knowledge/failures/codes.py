@@ -26,7 +26,7 @@ from ampenv.knowledge.failures.code_fixes import (
     HCCL_FIXES,
     Class,
 )
-from ampenv.knowledge.failures.lines import in_error_record
+from ampenv.knowledge.failures.lines import in_error_record, quote
 from ampenv.knowledge.failures.model import (
     CLASS,
     CODE_CONTEXT,
@@ -198,9 +198,9 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     unknown = ("core-exception", f"CANN module {code[1]}")
     mode, module = e_codes.E_MODULES.get(f"E{code[1]}", unknown)
     internal = code[2] == "9"
-    said = STAMP.sub("", text).strip(" :!.")[:EXCERPT]
+    said = quote(STAMP.sub("", text).strip(" :!."), EXCERPT)
     if not said:  # the message on the indented line under the code, where a record wraps it
-        said = more.strip().partition("\n")[0].strip(" :!.")[:EXCERPT]
+        said = quote(more.strip().partition("\n")[0].strip(" :!."), EXCERPT)
         said = "" if _NOT_A_MESSAGE.match(said) else said
     official_title, message, official_cause, official_fix, found_in = e_codes.cann_e_row(code)
     title, known_cause, known_fix = e_codes.E_CODES.get(code, ("", "", ""))
@@ -218,12 +218,12 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     cause = CAUSE.search(text + more)
     told = cause.group(1).strip().rstrip(".") if cause else "N/A"
     if told.upper() != "N/A" and told[:40] not in said:  # said: the line's excerpt shows it
-        meaning += f"; the log's possible cause: {told[:EXCERPT]}"
+        meaning += f"; the log's possible cause: {quote(told, EXCERPT)}"
     solution = SOLUTION.search(text + more)
     if known_fix:  # ampenv's reading of CANN's table for the code
         fix = known_fix
     elif solution:  # the advice printed with the code, quoted as the log's, not ampenv's
-        fix = f'the log\'s own "Solution:" for it: "{solution.group(1).strip()[:EXCERPT]}"'
+        fix = f'the log\'s own "Solution:" for it: "{quote(solution.group(1).strip(), EXCERPT)}"'
     elif official_fix and not internal:  # an internal code's row says "contact support"
         fix = f"CANN's solution for {code}: {official_fix}"
     elif internal:
@@ -299,7 +299,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             return found
         # CANN's operator log names the check that refused the call after the code
         return replace(
-            found, meaning=f"{found.meaning}; the log says: {said.strip(' :!.')[:EXCERPT]}"
+            found, meaning=f"{found.meaning}; the log says: {quote(said, EXCERPT).strip(' :!.')}"
         )
 
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:
@@ -321,7 +321,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             "acl",
             CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)"
             # the operator log's message after "errno[161002]" (and its OpName)
-            r"(?:\]\s?(?:OpName:\[[^\]\n]{0,100}\]\s?)?(?P<said>[^\s\][][^\n]{7,300}))?",
+            r"(?:\]\s?(?:OpName:\[[^\]\n]{0,200}\]\s?)?(?P<said>[^\s\][][^\n]{7,300}))?",
             f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
             "meaning, and the fix of its class",
             "core-exception",

@@ -46,8 +46,8 @@ def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
     return re.compile(
         RELAY +
         # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ",
-        # a time of day alone)
-        r"\s*(?:(?:(?:\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}"
+        # Go's and mlflow's "2024/05/01 12:00:00 INFO ", a time of day alone)
+        r"\s*(?:(?:(?:\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d{4})[ T][\d:.,]{5,15}"
         r"|\d\d:\d\d:\d\d(?:[.,]\d{1,6})?)\S{0,6}\s*(?:[-|]\s*)?)?"
         # a logger's name ("- root - INFO - ", "- mindformers[trainer.py:100] - INFO - "), not
         # a level or an exception's name ("ERROR - [INFO] ..." is an error's line)
@@ -144,6 +144,22 @@ ERROR_MARK = re.compile(
 )
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 EXCERPT = 200
+# what a terminal acts on in a log's words: C0 controls (BEL, BS, ESC: an OSC title or link the
+# colours' stripping left, an escape a JSON string held), DEL and C1 controls
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_ANSI_TEXT = re.compile(ANSI.pattern.decode())  # (the colours a JSON string's escapes held)
+# the end of a JSON record's string inside a line: an escaped break closing it (Docker's
+# json-file "...\\n\",\"stream\""), a key after it, the record's closing brace
+_STRING_END = re.compile(r'(?:\\[nrt])+"|"\s*,\s*"[\w.@-]{1,40}"\s*:|"\s*\}\s*$')
+
+
+def quote(words: str, limit: int) -> str:
+    """A log's ``words`` as a finding quotes them: out of a JSON record's string, no control
+    character, at most ``limit`` characters (cut with "...")."""
+    end = _STRING_END.search(words)
+    words = words[: end.start()] if end else words
+    words = _CONTROL.sub("", _ANSI_TEXT.sub("", words).replace("\t", " "))
+    return words if len(words) <= limit else words[: limit - 3] + "..."
 MIN_WRAP = 60  # the narrowest screen that wraps, and the most rows of one line
 MAX_ROWS = 32
 
@@ -242,7 +258,7 @@ _RECORD_START = re.compile(
     r"\s*(?:(?:\[[^\]\n]{0,80}\]|\([^)\n]{0,80}\)|<\w{1,10}>):?\s*|[\w.-]{1,40}:\s"
     r"|[\w.-]{1,40} \| ){0,4}"
     r"(?:\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|EVENT|TRACE|FATAL|CRITICAL)\b|E[0-9A-Z]\d{4}\b"
-    r"|ERR\d{5}\b|\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4}|\[PID|Traceback\b"
+    r"|ERR\d{5}\b|\d{4}[-/]\d\d[-/]\d\d|\d\d/\d\d/\d{4}|\[PID|Traceback\b"
     r"|[\w.]{0,80}(?:Error|Exception)\b)"
 )
 

@@ -22,13 +22,15 @@ ROWS_READ = 2000  # rows read back from the end to find them (past a sea of blan
 ROW_READ = 8192  # characters of a row read (a flood's megabyte-long row is cut)
 
 # Words that report a failure, beside the error marks (error, fail, exception, fatal): the
-# shell's, the loader's, the system's, a program's "cannot", "could not", "does not exist"
-# (weaker words, "not supported", "not found", "invalid", say as much in a healthy run's
-# notices: they are no report alone)
+# shell's, the loader's, the system's, a program's "cannot", "can't", "does not exist" (weaker
+# words, "not supported", "not found", "invalid", "could not", say as much in a healthy run's
+# notices, apt's "invoke-rc.d: could not determine current runlevel" in every image: they are
+# no report alone)
 _FAILED = re.compile(
     r"(?i)command not found|no such file or directory|cannot open shared object|permission denied"
     r"|\bundefined symbol\b|\bout of memory\b|\bsegfault|\bpanic:|\btimed out\b"
-    r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|can't|could ?not|couldn't|unable to)\b|\b(?:do(?:es)?n't|not) exist\b"
+    r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|can't|unable to)\b"
+    r"|\b(?:do(?:es)?n't|not) exist\b"
     r"|\brequires? [^\n]{1,80}?(?:or (?:higher|later|above|newer)|at least|>=)"
     r"|\bor (?:higher|later|above|newer) (?:is|are) required\b"
     # a library the build or the loader looked for ("libascendfaiss.so not found"; ldd's
@@ -67,19 +69,17 @@ _MENTION = re.compile(
     r"|training|val|validation|test|eval|reconstruction|reprojection|prediction|approximation"
     r"|quantization|rounding|rms|l1|l2)\s(?:\w+\s)?errors?\b"
     r"|\b(?:INFO|DEBU|DEBUG|TRAC)\[\d|\blevel=\"?(?:info|debug|trace)\b"
-    # a value a report could not read: torch's collect_env ("[conda] Could not collect"), the
-    # last row of most PyTorch issue templates
-    r"|\bcould not collect\b"
 )
 # What says a run went on from an error: its own record ("failed to load X, falling back to
 # Y", "failed, try again") or a record below it ("retrying in 5 s"); not what the error asks
 # of its reader ("please ... and try again"), nor a negation ("cannot continue")
 _WENT_ON = re.compile(
-    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bwill retry\b"
+    r"(?i)\bfall(?:ing|s)?\s?back\b|\bfallback\b|\bwill (?:retry|try|use)\b"
     r"|\b(?<!please )(?<!and )(?<!then )(?<!to )(?:retry(?:ing)?\b(?! after)|try(?:ing)? again\b)"
     r"|\bskipp(?:ed|ing)\b|\bignor(?:e|ed|ing)\b"
     r"|\b(?<!not )(?<!cannot )(?<!can't )(?<!unable to )continu(?:e|es|ing)\b"
-    r"|, (?:using|returning|defaulting to)\b"
+    r"|, (?:using|returning|defaulting to|creating)\b"
+    r"|\bcreating (?:it|them|one|(?:a |an )?new)\b"
 )
 # A record that only says when or how long a run ended (an installer's "[INFO] End time:",
 # bash's time): below an error it neither reports nor says the run went on

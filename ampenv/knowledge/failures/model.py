@@ -63,7 +63,7 @@ CODE_CONTEXT = (
 
 # The words every CODE_CONTEXT holds: an entry with a code() pattern lists them as hints, so
 # the prefilter never hides "runtime result = 507033", "ErrCode=107001" or "ret is 507033".
-CODE_HINTS = ("err", "fail", "result", "ret")  # "err": error, errcode, errno
+CODE_HINTS = ("error", "fail", "result", "ret", "errcode", "errno")
 
 
 def code_hints(*hints: str) -> tuple[str, ...]:

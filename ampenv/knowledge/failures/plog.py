@@ -14,6 +14,7 @@ import re
 from typing import Optional
 
 from ampenv.knowledge.failures.acl import BLOCKING, PLOG
+from ampenv.knowledge.failures.lines import quote
 from ampenv.knowledge.failures.model import GENERIC, Failure, Source
 
 LOG_TYPES = (
@@ -83,7 +84,7 @@ MODULES: dict[str, tuple[str, str, str]] = {
 
 
 def _decode(m: re.Match[str]) -> Optional[Failure]:
-    return module_failure(m.group("code"), PREFIX.sub("", m.group("text")).strip()[:EXCERPT])
+    return module_failure(m.group("code"), quote(PREFIX.sub("", m.group("text")).strip(), EXCERPT))
 
 
 def by_id(fid: str) -> Optional[Failure]:

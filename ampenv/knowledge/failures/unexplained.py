@@ -18,6 +18,7 @@ from ampenv.knowledge.failures.lines import (
     WINDOW,
     below_error,
     death_tail,
+    quote,
     starts_record,
 )
 
@@ -127,22 +128,16 @@ class Unexplained:
     died: bool = True  # a process shows dying; else its program reported it last and stopped
 
 
-# what a terminal acts on in a told line: C0 controls (BEL, BS, ESC: an OSC title or link the
-# colours' stripping left), DEL and C1 controls
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def shown(words: str) -> str:
     """``words`` as a told line: no control character, at most SHOWN characters."""
-    words = _CONTROL.sub("", words.replace("\t", " "))
-    return words if len(words) <= SHOWN else words[: SHOWN - 3] + "..."
+    return quote(words, SHOWN)
 
 
 def advice(message: str) -> Optional[str]:
     """What ``message`` asks its reader to do, in its words: its first such sentence."""
     m = _ADVICE.search(message)
     # (out of a JSON string: its closing quote and brace are no part of it)
-    return _CONTROL.sub("", m.group()).strip().rstrip(",:\"'}").strip() if m else None
+    return quote(m.group(), SHOWN).strip().rstrip(",:\"'}").strip() if m else None
 
 
 def _exceptions(tail: str) -> tuple[list[tuple[int, str, bool]], bool]:
