@@ -144,12 +144,14 @@ ERROR_MARK = re.compile(
 )
 WINDOW = 8192  # bytes of a long line kept either side of a hint
 EXCERPT = 200
+MIN_WRAP = 60  # the narrowest screen that wraps, and the most rows of one line
+MAX_ROWS = 32
 # what a terminal acts on in a log's words: C0 controls (BEL, BS, ESC: an OSC title or link the
 # colours' stripping left, an escape a JSON string held), DEL and C1 controls
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _ANSI_TEXT = re.compile(ANSI.pattern.decode())  # (the colours a JSON string's escapes held)
 # the end of a JSON record's string inside a line: an escaped break closing it (Docker's
-# json-file "...\\n\",\"stream\""), a key after it, the record's closing brace
+# json-file: {"log":"...\\n","stream":...}), a key after it, the record's closing brace
 _STRING_END = re.compile(r'(?:\\[nrt])+"|"\s*,\s*"[\w.@-]{1,40}"\s*:|"\s*\}\s*$')
 
 
@@ -160,8 +162,6 @@ def quote(words: str, limit: int) -> str:
     words = words[: end.start()] if end else words
     words = _CONTROL.sub("", _ANSI_TEXT.sub("", words).replace("\t", " "))
     return words if len(words) <= limit else words[: limit - 3] + "..."
-MIN_WRAP = 60  # the narrowest screen that wraps, and the most rows of one line
-MAX_ROWS = 32
 
 
 def line_at(data: bytes, at: int) -> tuple[int, int]:
