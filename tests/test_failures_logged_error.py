@@ -13,7 +13,7 @@ from conftest import FIXTURES
 from conftest import logs_errors as _logs_errors
 
 from ampenv.knowledge.failures import Scanner
-from ampenv.knowledge.failures.lines import shows_failure
+from ampenv.knowledge.failures.lines import quote, shows_failure
 from ampenv.knowledge.failures.logged_error import ROWS_READ, last_logged_error
 from ampenv.knowledge.failures.unexplained import SHOWN, Unexplained
 
@@ -247,6 +247,26 @@ def test_a_flood_of_one_row_is_told_cut_and_undecodable_bytes_as_text() -> None:
     assert end is not None and len(end.line) <= SHOWN and end.first == 1
     end = last_logged_error(b"ok\nfatal: \xff\xfe bad object\n")
     assert end is not None and end.line == "fatal: \ufffd\ufffd bad object" and end.first == 2
+
+
+@pytest.mark.parametrize(
+    ("words", "quoted"),
+    [
+        # a JSON record's string: its escaped break, the next key, the closing brace end it
+        ('failed: disk full\\n","stream":"stderr","time":"2024"}', "failed: disk full"),
+        ('bad input","extra":{"user":"x"},"trace":"aaaa"}', "bad input"),
+        ('rank 3 died"}', "rank 3 died"),
+        # quotes in prose are no JSON string's end
+        ('Invalid value "a", expected "b" or "c"', 'Invalid value "a", expected "b" or "c"'),
+        # what a terminal acts on: colours, controls; a tab reads as a space
+        ("\x1b[31mred\x1b[0m\ttext\x07\x00\x08\x9b end", "red text end"),
+        ("x" * 400, "x" * 157 + "..."),
+    ],
+)
+def test_a_log_s_words_are_quoted_out_of_json_without_controls_and_bounded(
+    words: str, quoted: str
+) -> None:
+    assert quote(words, 160) == quoted
 
 
 def test_logs_errors_warns_of_the_error_a_log_ends_on_without_a_crash() -> None:

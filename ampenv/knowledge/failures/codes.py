@@ -299,7 +299,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             return found
         # CANN's operator log names the check that refused the call after the code
         return replace(
-            found, meaning=f"{found.meaning}; the log says: {quote(said, EXCERPT).strip(' :!.')}"
+            found, meaning=f"{found.meaning}; the log says: {quote(said.strip(' :!.'), EXCERPT)}"
         )
 
     def by_e_code(m: re.Match[str]) -> Optional[Failure]:

@@ -160,7 +160,7 @@ def quote(words: str, limit: int) -> str:
     character, at most ``limit`` characters (cut with "...")."""
     end = _STRING_END.search(words)
     words = words[: end.start()] if end else words
-    words = _CONTROL.sub("", _ANSI_TEXT.sub("", words).replace("\t", " "))
+    words = _CONTROL.sub("", _ANSI_TEXT.sub("", words).replace("\t", " ")).strip()
     return words if len(words) <= limit else words[: limit - 3] + "..."
 
 
