@@ -150,6 +150,10 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
         ("volcano not exist, please deploy volcano\n", "volcano not exist", 1, 1),
         ("can't get ascend_hal device count\n", "can't get ascend_hal", 1, 1),
         ("The postprocessing DLL doesn't exist\n", "The postprocessing DLL", 1, 1),
+        # what says a run went on, then a failure: it did not go on (the red team's)
+        ("open /data/x: does not exist and creating it failed: permission denied\n",
+         "open /data/x", 1, 1),
+        ("[ERROR] rank table missing, will use none and cannot start\n", "[ERROR] rank", 1, 1),
         # a terminal's commands are no part of a told line
         ("ERROR: failed \x1b]8;;http://x.example/\x07here\x1b]8;;\x07 \x1b]0;title\x07ok\b\n",
          "ERROR: failed here ok", 1, 1),
@@ -202,6 +206,9 @@ def test_the_error_block_a_text_ends_on_is_told(
         "invoke-rc.d: could not determine current runlevel\n"
         "invoke-rc.d: policy-rc.d denied execution of start.\n",
         "Output directory /data/ckpt does not exist, creating it.\n",
+        "[Weaviate] Messages schema does not exist. Creating...\n",
+        'Release "npu-exporter" does not exist. Installing it now.\n',
+        "sh: 0: can't access tty; job control turned off\n$ \n",
         "Could not locate the tokenizer configuration file, will try to use the model config "
         "instead.\n",
         # Go's and mlflow's records: a date with slashes, then the level
@@ -256,6 +263,12 @@ def test_a_flood_of_one_row_is_told_cut_and_undecodable_bytes_as_text() -> None:
         ('failed: disk full\\n","stream":"stderr","time":"2024"}', "failed: disk full"),
         ('bad input","extra":{"user":"x"},"trace":"aaaa"}', "bad input"),
         ('rank 3 died"}', "rank 3 died"),
+        # a record, or an object in prose, is no JSON string's inside (the red team's)
+        (
+            '{"level":"error","msg":"load failed","error":"no such file"}',
+            '{"level":"error","msg":"load failed","error":"no such file"}',
+        ),
+        ('invalid attr {"axis": "1", "keep": true}', 'invalid attr {"axis": "1", "keep": true}'),
         # quotes in prose are no JSON string's end
         ('Invalid value "a", expected "b" or "c"', 'Invalid value "a", expected "b" or "c"'),
         # what a terminal acts on: colours, controls; a tab reads as a space

@@ -156,10 +156,11 @@ _STRING_END = re.compile(r'(?:\\[nrt])+"|"\s*,\s*"[\w.@-]{1,40}"\s*:|"\s*\}\s*$'
 
 
 def quote(words: str, limit: int) -> str:
-    """A log's ``words`` as a finding quotes them: out of a JSON record's string, no control
-    character, at most ``limit`` characters (cut with "...")."""
+    """A log's ``words`` as a finding quotes them: out of the JSON record's string they stand
+    in, no control character, at most ``limit`` characters (cut with "...")."""
     end = _STRING_END.search(words)
-    words = words[: end.start()] if end else words
+    # (not where an object opens before it: the words are a record or hold one, not its string)
+    words = words[: end.start()] if end and "{" not in words[: end.start()] else words
     words = _CONTROL.sub("", _ANSI_TEXT.sub("", words).replace("\t", " ")).strip()
     return words if len(words) <= limit else words[: limit - 3] + "..."
 

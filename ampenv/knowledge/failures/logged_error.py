@@ -69,6 +69,7 @@ _MENTION = re.compile(
     r"|training|val|validation|test|eval|reconstruction|reprojection|prediction|approximation"
     r"|quantization|rounding|rms|l1|l2)\s(?:\w+\s)?errors?\b"
     r"|\b(?:INFO|DEBU|DEBUG|TRAC)\[\d|\blevel=\"?(?:info|debug|trace)\b"
+    r"|\bjob control turned off\b"  # a shell started without a terminal: sh's notice
 )
 # What says a run went on from an error: its own record ("failed to load X, falling back to
 # Y", "failed, try again") or a record below it ("retrying in 5 s"); not what the error asks
@@ -78,8 +79,7 @@ _WENT_ON = re.compile(
     r"|\b(?<!please )(?<!and )(?<!then )(?<!to )(?:retry(?:ing)?\b(?! after)|try(?:ing)? again\b)"
     r"|\bskipp(?:ed|ing)\b|\bignor(?:e|ed|ing)\b"
     r"|\b(?<!not )(?<!cannot )(?<!can't )(?<!unable to )continu(?:e|es|ing)\b"
-    r"|, (?:using|returning|defaulting to|creating)\b"
-    r"|\bcreating (?:it|them|one|(?:a |an )?new)\b"
+    r"|, (?:using|returning|defaulting to)\b|\bcreating\b|\binstalling it\b"
 )
 # A record that only says when or how long a run ended (an installer's "[INFO] End time:",
 # bash's time): below an error it neither reports nor says the run went on
@@ -94,6 +94,7 @@ _QUOTED = re.compile(
     r"""\s*(?:[|#>*"'`]|\(\s*['"]|//|- |\$ |(?:Q|A|问|答)\d{0,3}[:：.] )"""
     r"""|.*`|.*\|\s*$|.*\w\(\s*f?['"]|.*\S {2,}(?:Error|Failed|ERROR|FAILED) {2,}\S"""
 )
+_FAIL = re.compile(r"(?i)\bfail")
 _WORDED = re.compile(r"[^\W\d_]{2}")  # a row with words: not a blank, a rule, a bar's glyphs
 # a shell's prompt: bare, the session's end; with a command typed, the user went on
 _PROMPT = re.compile(r"(?:\([\w.-]+\)\s*)?[\w.-]+@[\w.-]+:[^\s#$]*\s?[#$](\s*$|\s+\S)")
@@ -114,8 +115,18 @@ def _reports(record: str) -> bool:
         m is None
         or _QUOTED.match(record)
         or _MENTION.search(record)
-        or _WENT_ON.search(record)
+        or _went_on(record)
         or below_error(record, m.start())
+    )
+
+
+def _went_on(record: str) -> bool:
+    """Whether ``record`` says its run went on, and no failure of what it went on to do after
+    saying so ("does not exist and creating it failed: permission denied" did not go on; the
+    error an "Ignore import error ..." names is the one it went on from)."""
+    went = _WENT_ON.search(record)
+    return went is not None and not (
+        _FAIL.search(record, went.end()) or _FAILED.search(record, went.end())
     )
 
 
@@ -148,7 +159,7 @@ def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]
         # a record of its own level (INFO, DEBUG, WARNING), a bar's, a step's, a retry's: its
         # run went on after anything above it
         if not reports and (
-            below_error(record, len(record)) or _PROGRESS.search(record) or _WENT_ON.search(record)
+            below_error(record, len(record)) or _PROGRESS.search(record) or _went_on(record)
         ):
             break
         block.append((start, record, reports))
