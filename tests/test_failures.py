@@ -523,6 +523,17 @@ def test_an_operator_log_s_errno_is_read_with_the_check_it_names() -> None:
     assert scan_lines(["[NNOP] errno[1610023] OpName:[x] too long a number"], "t") == []
 
 
+def test_a_caller_s_check_of_an_hccl_call_is_read_as_its_hccl_result() -> None:
+    # a program's own check of the call it made (CANN's examples, a runtime's comm layer)
+    line = "comm_hccl.cpp:301 [comm rank 0..7] HcclCommInitRootInfo failed: 7"
+    assert "hccl-result-7" in [h.id for h in scan_lines([line], "t")]
+    (hit,) = scan_lines(["[ERROR] HcclCommInit failed. ret = 4"], "t")
+    assert hit.id == "hccl-result-4"
+    # 0 is HCCL_SUCCESS; a figure is no code; the format in source has no number
+    for line in ("HcclAllReduce failed: 0", "HcclBroadcast failed: 7.5 s", 'LOG << "x failed: "'):
+        assert not [h.id for h in scan_lines([line], "t") if h.id.startswith("hccl-result")]
+
+
 def test_an_acl_code_is_read_in_onnxruntime_s_words_and_explained_by_its_name() -> None:
     # onnxruntime's CANN provider prints the number with the name
     line = "CANN failure 100002: ACL_ERROR_REPEAT_INITIALIZE ; NPU=0"

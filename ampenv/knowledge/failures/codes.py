@@ -332,14 +332,16 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
         _family(
             "hccl",
             # torch_npu's report (its call alone where a paste wrapped the line after "HCCL
-            # function error:"), or HCCL Test's ("hccl interface return err FILE:LINE,
-            # retcode: 7")
+            # function error:"), HCCL Test's ("hccl interface return err FILE:LINE, retcode:
+            # 7"), a caller's own check of an HCCL call ("HcclCommInitRootInfo failed: 7",
+            # "HcclCommInit failed. ret = 4")
             r"(?:HCCL function error ?:[^\n]{0,400}?error code is:? ?"
             r"|^\s{0,8}[Hh]ccl\w{1,60}\([^\n]{0,400}?\), error code is:? ?"
-            r"|hccl interface return err [^\n]{0,200}?retcode: ?)(?P<code>\d{1,4})(?!\d)",
-            "an HcclResult that torch_npu or HCCL Test reports for an HCCL call",
+            r"|hccl interface return err [^\n]{0,200}?retcode: ?"
+            r"|\bHccl[A-Z]\w{1,60} failed(?:: ?|[.,] ?ret ?[=:] ?))(?P<code>\d{1,4})(?![\d.])",
+            "an HcclResult that torch_npu, HCCL Test or a caller's check reports for an HCCL call",
             "hccl",
-            ("error", "err"),
+            ("error", "err", "fail"),
             owned_or(hccl),
             tables.HCCL_SOURCES,
         ),
