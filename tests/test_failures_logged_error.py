@@ -154,6 +154,10 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
         ("open /data/x: does not exist and creating it failed: permission denied\n",
          "open /data/x", 1, 1),
         ("[ERROR] rank table missing, will use none and cannot start\n", "[ERROR] rank", 1, 1),
+        # an error's "creating" is what failed, no clause of its own
+        ("Error creating directory /data/ckpt\n", "Error creating directory", 1, 1),
+        ("docker: Error response from daemon: error creating overlay mount to /var/lib/docker/x"
+         ": invalid argument.\n", "docker: Error response", 1, 1),
         # a terminal's commands are no part of a told line
         ("ERROR: failed \x1b]8;;http://x.example/\x07here\x1b]8;;\x07 \x1b]0;title\x07ok\b\n",
          "ERROR: failed here ok", 1, 1),

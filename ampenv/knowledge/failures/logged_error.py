@@ -79,7 +79,10 @@ _WENT_ON = re.compile(
     r"|\b(?<!please )(?<!and )(?<!then )(?<!to )(?:retry(?:ing)?\b(?! after)|try(?:ing)? again\b)"
     r"|\bskipp(?:ed|ing)\b|\bignor(?:e|ed|ing)\b"
     r"|\b(?<!not )(?<!cannot )(?<!can't )(?<!unable to )continu(?:e|es|ing)\b"
-    r"|, (?:using|returning|defaulting to)\b|\bcreating\b|\binstalling it\b"
+    r"|, (?:using|returning|defaulting to)\b"
+    # what it goes on to do, as a clause of its own ("does not exist. Creating...", "[x]
+    # Creating now"; not an error's "error creating overlay mount")
+    r"|(?:^|[.,;:\]]\s*)(?:creating|installing it)\b"
 )
 # A record that only says when or how long a run ended (an installer's "[INFO] End time:",
 # bash's time): below an error it neither reports nor says the run went on
