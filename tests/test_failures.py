@@ -453,10 +453,20 @@ def test_a_flood_of_made_up_codes_stays_bounded() -> None:
         # a web service's "code =" is not the ACL wrappers' "Calling Function = f, Code ="
         "[ERROR] request failed, status code = 100000",
         "upload failed: HTTP 500, code = 500001",
+        # a count after a failure's colon: a unit or a counted noun follows it
+        "import failed: 100000 rows rejected",
+        "batch failed. ERROR: 200000 records skipped, continuing",
+        "upload failed: 507035 bytes left to send",
+        "HcclCommInitRootInfo failed: 3 ranks missing",
     ],
 )
 def test_counters_names_and_success_codes_are_not_errors(line: str) -> None:
     assert [h.id for h in scan_lines([line], "t") if h.failure.family] == []
+
+
+def test_a_code_a_word_follows_is_still_a_code() -> None:
+    (hit,) = scan_lines(["aclrtSynchronizeStream failed : 507035 at file stream.cpp"], "t")
+    assert hit.id == "vector-core-fault"
 
 
 def test_a_weak_code_context_counts_on_an_error_line() -> None:

@@ -30,6 +30,7 @@ from ampenv.knowledge.failures.lines import in_error_record, quote
 from ampenv.knowledge.failures.model import (
     CLASS,
     CODE_CONTEXT,
+    CODE_END,
     CODE_HINTS,
     GENERIC,
     Failure,
@@ -319,7 +320,7 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
     return (
         _family(
             "acl",
-            CODE_CONTEXT + r"\s?(?P<code>[1-5]\d{5})(?!\d)"
+            f"{CODE_CONTEXT}\\s?(?P<code>[1-5]\\d{{5}}){CODE_END}"
             # the operator log's message after "errno[161002]" (and its OpName)
             r"(?:\]\s?(?:OpName:\[[^\]\n]{0,200}\]\s?)?(?P<said>[^\s\][][^\n]{7,300}))?",
             f"an ACL, runtime or GE return code ({len(tables.ACL)} in the table): its name, its "
@@ -338,7 +339,9 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             r"(?:HCCL function error ?:[^\n]{0,400}?error code is:? ?"
             r"|^\s{0,8}[Hh]ccl\w{1,60}\([^\n]{0,400}?\), error code is:? ?"
             r"|hccl interface return err [^\n]{0,200}?retcode: ?"
-            r"|\bHccl[A-Z]\w{1,60} failed(?:: ?|[.,] ?ret ?[=:] ?))(?P<code>\d{1,4})(?![\d.])",
+            r"|\bHccl[A-Z]\w{1,60} failed(?:: ?|[.,] ?ret ?[=:] ?))(?P<code>\d{1,4})"
+            # a whole number no word follows ("failed: 3 ranks missing" is a count)
+            r"(?![\d.]|[ \t]{0,3}[A-Za-z])",
             "an HcclResult that torch_npu, HCCL Test or a caller's check reports for an HCCL call",
             "hccl",
             ("error", "err", "fail"),

@@ -61,6 +61,19 @@ CODE_CONTEXT = (
 )
 
 
+# A number a unit or a counted noun follows is a count, not a code: "import failed: 100000 rows
+# rejected", "failed. ERROR: 200000 records skipped", "upload failed: 507035 bytes left". No code
+# of the corpus is followed by a word but "at" ("failed : 507033 at file ...") or a code's title.
+_COUNT = (
+    r"\s?(?:rows?|records?|bytes?|[kmgt]i?b|items?|samples?|files?|lines?|entries|entry|tokens?"
+    r"|steps?|iterations?|times|seconds?|secs?|ms|elements?|param(?:eter)?s|images?|words?"
+    r"|char(?:acter)?s|messages?|requests?|packets?|blocks?|pages?|objects?|keys?|tasks?|jobs?"
+    r"|errors|warnings|tests|cases)\b"
+)
+# Where a numeric code ends: no digit and no count after it.
+CODE_END = rf"(?!\d)(?!{_COUNT})"
+
+
 # The words every CODE_CONTEXT holds: an entry with a code() pattern lists them as hints, so
 # the prefilter never hides "runtime result = 507033", "ErrCode=107001" or "ret is 507033".
 CODE_HINTS = ("error", "fail", "result", "ret", "errcode", "errno")
@@ -157,7 +170,7 @@ def holds_one(pattern: str, words: tuple[str, ...]) -> bool:
 
 def code(number: str) -> str:
     """A pattern for a numeric code (a regex fragment such as ``50703[45]``) in its contexts."""
-    return rf"{CODE_CONTEXT}\s?{number}(?!\d)"
+    return rf"{CODE_CONTEXT}\s?{number}{CODE_END}"
 
 
 @dataclass(frozen=True)
