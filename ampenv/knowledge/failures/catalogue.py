@@ -16,6 +16,7 @@ from ampenv.knowledge.failures.device_events import FAMILY_ENTRY as DEVICE_EVENT
 from ampenv.knowledge.failures.device_faults import FAILURES as DEVICE_FAULTS
 from ampenv.knowledge.failures.driver import FAILURES as DRIVER
 from ampenv.knowledge.failures.environment import FAILURES as ENVIRONMENT
+from ampenv.knowledge.failures.extensions import FAILURES as EXTENSIONS
 from ampenv.knowledge.failures.faultdiag import FAULT_DIAG
 from ampenv.knowledge.failures.ge_status import FAMILY_ENTRY as GE_STATUS
 from ampenv.knowledge.failures.gpu_code import FAILURES as GPU_CODE
@@ -47,6 +48,7 @@ NAMED: tuple[Failure, ...] = (
     *HOST_LIMITS,
     *NPU_OPTIONS,
     *TORCH_NPU,
+    *EXTENSIONS,
     *GPU_CODE,
     *AMP_SETTINGS,
     *CANN_PAIRING,

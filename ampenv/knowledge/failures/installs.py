@@ -54,6 +54,12 @@ def _cann_imports(m: re.Match[str]) -> bool:
     return CANN_LINE.search(line) is not None or CANN_FRAME.search(frame) is not None
 
 
+def _python_loads(m: re.Match[str]) -> bool:
+    # torch's libraries are loaded by `import torch`; a program's "error while loading shared
+    # libraries" is its own loader path's (MindIE's daemon: its set_env.sh, nnal-not-sourced)
+    return "while loading shared libraries" not in m.string
+
+
 # Each package: its entry, and what the line must also show for the name to be its (None:
 # nothing), in the order a name listed twice is read: the driver before CANN's toolkit
 # (libc_sec, libmmpa, libqos_manager: the driver's copy is the one a device program such as
@@ -63,6 +69,8 @@ LIBRARY_OWNERS: tuple[tuple[str, Owner], ...] = (
     ("driver", ("driver-not-mounted", None)),
     ("cann", ("cann-not-sourced", None)),
     ("nnal", ("nnal-not-sourced", None)),
+    ("torch", ("torch-libs-not-loaded", _python_loads)),
+    ("torch_npu", ("torch-libs-not-loaded", _python_loads)),
 )
 MODULE_OWNERS: tuple[tuple[str, Owner], ...] = (
     ("cann", ("cann-python-missing", None)),

@@ -73,19 +73,30 @@ FAILURES = (
         patterns=(
             # ld.lld's and GNU ld's words for a link of std::filesystem's old library
             r"(?:unable to find library|cannot find) -lstdc\+\+fs\b",
-            # C++17's <filesystem> header, which libstdc++ has from GCC 8 (clang's wording)
-            r"fatal error: '?filesystem'? file not found",
+            # a header of C++17's or C++20's library that libstdc++ lacks before a release
+            # (<filesystem>: GCC 8; <span>, <ranges>: 10; <barrier>, <latch>: 11): clang's
+            # wording and GCC's
+            r"fatal error: '?(?:filesystem|memory_resource|span|ranges|concepts|numbers|barrier"
+            r"|latch|semaphore|stop_token|source_location|format)'?(?: file not found|: No such "
+            r"file or directory)",
+            # an -march extension GCC does not know yet (+bf16, +i8mm: GCC 10)
+            r"error: invalid feature modifier (?:\W?[\w+-]{1,40}\W? )?in \W?-march=",
         ),
         codes=(),
-        meaning="a source build needs a newer GCC than the one it runs: C++17's <filesystem> "
-        "(GCC 8 and newer), without its separate stdc++fs library (GCC 9 and newer)",
+        meaning="a source build needs a newer GCC than the one it runs: a header of the C++ "
+        "library it includes (C++17's <filesystem>: GCC 8, without its separate stdc++fs "
+        "library: 9; C++20's <span>, <ranges>: 10; <barrier>, <latch>, <semaphore>: 11; "
+        "<format>: 13), or an -march extension it asks for (+bf16, +i8mm: GCC 10)",
         causes=(
-            "a GCC older than the build supports (`gcc --version`; torch_npu: 8 or newer; "
-            "Triton-Ascend: 9.4.0)",
+            "a GCC older than the build supports (torch_npu: 8 or newer; Triton-Ascend: 9.4.0)",
+            "a build that calls another compiler than the one `gcc --version` shows (a CMake "
+            "file that picks /usr/bin/gcc: the compiler its configure step names)",
         ),
         fix="build with the GCC the project's guide names (torch_npu: GCC 8 or newer, its build "
-        "guide's version best; Triton-Ascend: 9.4.0 or newer); Triton-Ascend with this GCC: "
-        "uncomment `link_libraries(stdc++fs)` in its CMakeLists.txt",
+        "guide's version best; Triton-Ascend: 9.4.0 or newer; C++20 code: 11 or newer), and "
+        "check the one the build runs (CMake's 'The CXX compiler identification is GNU ...'); "
+        "an -march extension: a newer GCC, or the project's switch that turns the extension off; "
+        "Triton-Ascend with this GCC: uncomment `link_libraries(stdc++fs)` in its CMakeLists.txt",
         confirm=None,
         sources=(
             Source(
@@ -94,6 +105,26 @@ FAILURES = (
                 "official",
             ),
             Source(TORCH_NPU_INSTALL_FAQ + " (build question 6: 'filesystem')", "official"),
+            Source(
+                "https://gcc.gnu.org/onlinedocs/libstdc++/manual/status.html (the GCC release "
+                "of each C++17 and C++20 library feature)",
+                "official",
+            ),
+            Source(
+                "https://gcc.gnu.org/onlinedocs/gcc-10.5.0/gcc/AArch64-Options.html (bf16 and "
+                "i8mm among -march's feature modifiers from GCC 10)",
+                "official",
+            ),
+            Source(
+                "https://github.com/google/XNNPACK/issues/3618 (invalid feature modifier bf16: "
+                "a newer GCC, or BF16 turned off)",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/kvcache-ai/ktransformers/issues/1697 (<barrier> with a "
+                "GCC 12 on the path and an older /usr/bin/gcc in the build)",
+                "report",
+            ),
         ),
         hints=("unable", "cannot", "error"),
     ),

@@ -194,41 +194,6 @@ FAILURES = (
         hints=("undefined symbol",),
     ),
     Failure(
-        id="extension-torch-undefined-symbol",
-        mode="torch-pairing",
-        component="extension",
-        patterns=(
-            # a library's own name, or none (a doc's line): libtorch_npu's is torch_npu's pairing
-            rf"^(?![^\n]{{0,400}}libtorch_npu\.so)[^\n]{{0,400}}?undefined symbol: {TORCH_SYMBOLS}"
-            r"\w{0,400}",
-            rf"(?<!libtorch_npu)\.so(?:\.[\d.]{{1,12}})?: undefined symbol: {TORCH_NPU_SYMBOLS}"
-            r"\w{0,400}",
-        ),
-        codes=(),
-        meaning="a C++ extension (a custom-op library such as vllm_ascend_C, mmcv's _ext, a "
-        "kernel package's torch binding) was built against another torch or torch_npu than the "
-        "one installed: a torch, c10 or c10_npu symbol it links against is missing",
-        causes=(
-            "torch (or torch_npu) upgraded or downgraded after the extension was built or its "
-            "wheel installed",
-            "the extension's wheel built for another torch release than the one installed",
-        ),
-        fix="rebuild or reinstall the extension against the installed torch (from source: pip "
-        "install --no-build-isolation -e . in its checkout; from a wheel: the wheel built for "
-        "this torch), or install the torch release it was built for; check torch and torch_npu "
-        "are paired: `ampenv doctor --only python.stack`",
-        confirm="python.stack",
-        sources=(
-            Source("https://github.com/vllm-project/vllm-ascend/issues/1249", "report"),
-            Source("https://github.com/open-mmlab/mmcv/issues/3299 (c10_npu symbol)", "report"),
-            Source("https://github.com/DeepLink-org/dlinfer/issues/183 (c10_npu::acl)", "report"),
-            Source(
-                "shared/reference/ascend-facts.md §3 (torch_npu X.Y needs torch X.Y)", "official"
-            ),
-        ),
-        hints=("undefined symbol",),
-    ),
-    Failure(
         id="torch-backend-autoload",
         mode="torch-pairing",
         component="torch",
