@@ -9,6 +9,7 @@ import datetime as dt
 import json
 import os
 import platform
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -288,6 +289,28 @@ def test_a_failed_certify_removes_the_old_certificate(quick_report, issued):
     assert settled.note == f"not certified (exit 1): removed the old certificate {issued}"
     assert settled.exit_code == 1
     assert not issued.exists()
+
+
+@pytest.mark.parametrize("what", ["fifo", "folder", "link", "device"])
+def test_a_failed_certify_leaves_what_is_no_certificate(quick_report, tmp_path, what):
+    # `--certificate /dev/null` on a failing node once removed /dev/null itself
+    target = tmp_path / "cert"
+    if what == "fifo":
+        os.mkfifo(target)
+    elif what == "folder":
+        target.mkdir()
+    elif what == "link":
+        (tmp_path / "victim").write_text("kept")
+        target.symlink_to(tmp_path / "victim")
+    elif os.geteuid() != 0:
+        pytest.skip("making a device node needs root")
+    else:
+        os.mknod(target, 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    failed = copy.deepcopy(quick_report)
+    failed.checks[0].result.status = Status.FAIL
+    settled = cert.settle(failed, Probe(), {"max_age_hours": 24}, str(target))
+    assert settled.exit_code == 1 and settled.note.endswith("no certificate: left as it is")
+    assert os.path.lexists(target) and (what != "link" or (tmp_path / "victim").exists())
 
 
 def test_a_healthy_run_without_smoke_training_is_not_certified(quick_report, issued):

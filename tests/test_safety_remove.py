@@ -319,3 +319,64 @@ def test_all_still_removes_regardless_of_age(node: Path) -> None:
     age(cache / "e0", 0)
     result = clean.clean(_probe(node), ROOTS_CFG, dry_run=False, everything=True)
     assert sorted(i.path.name for i in result.removed) == ["e0", "e1"]
+
+
+# -- what no cache and no log is: FIFOs, sockets, device nodes (a live one keeps an old mtime) --
+def _specials(folder: Path) -> list[Path]:
+    made = [folder / "fifo", folder / "live.sock"]
+    os.mkfifo(made[0])
+    import socket
+
+    with contextlib.closing(socket.socket(socket.AF_UNIX)) as sock:
+        sock.bind(str(made[1]))
+    if os.geteuid() == 0:
+        made.append(folder / "cdev")
+        os.mknod(made[-1], 0o600 | 0o020000, os.makedev(1, 3))  # a copy of /dev/null's
+    when = time.time() - 90 * 86400
+    for path in made:
+        os.utime(path, (when, when), follow_symlinks=False)
+    return made
+
+
+def test_clean_leaves_fifos_sockets_and_device_nodes_of_logs_and_caches(node: Path) -> None:
+    logs = plant_files(node, f"{HOME}/ascend/log/debug/plog", {"a.log": b"1"}, days=40)
+    cache = plant_files(node, "/data/shared/cache", {"e0/f": b"1", "e1/f": b"2"}, days=30)
+    specials = _specials(logs) + _specials(cache) + _specials(cache / "e1")
+    age(cache / "e1", 30)
+    result = clean.clean(_probe(node), ROOTS_CFG, dry_run=False, logs=True)
+    assert sorted(i.path.name for i in result.removed) == ["a.log", "e0"]
+    assert all(os.path.lexists(p) for p in specials)
+    # the entry holding them is kept whole, and says why
+    [(path, why)] = [(f.path, f.reason) for f in result.failed]
+    assert Path(path).name == "e1" and "no cache's or log's: kept" in why
+    assert (cache / "e1" / "f").read_bytes() == b"2"
+
+
+def test_the_remover_refuses_a_fifo_named_directly(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    root.mkdir()
+    os.mkfifo(root / "fifo")
+    with pytest.raises(saferm.RemovalRefused, match="is a FIFO"):
+        saferm.remove(root / "fifo", root)
+    assert (root / "fifo").is_fifo()
+
+
+def test_a_log_folder_holding_caches_removes_only_its_logs(node: Path) -> None:
+    work = plant_files(
+        node,
+        "/work",
+        {"plain.log": b"l", "ext/myop/myop.so": b"so", "cc/k/kern.o": b"o"},
+        days=40,
+    )
+    env = {
+        "ASCEND_PROCESS_LOG_PATH": "/work",
+        "TORCH_EXTENSIONS_DIR": "/work/ext",
+        "ACL_OP_COMPILER_CACHE_DIR": "/work/cc",
+    }
+    result = clean.clean(_probe(node, **env), {"stale_after_days": 7}, dry_run=False, logs=True)
+    by_name = {i.path.name: i for i in result.removed}
+    assert sorted(by_name) == ["k", "plain.log"]
+    assert (work / "ext/myop/myop.so").exists()  # torch's caches go with --all only
+    # the compile cache's entry goes by its own rule (built by another CANN), not as a log
+    assert by_name["k"].place != by_name["plain.log"].place
+    assert "CANN" in by_name["k"].reason

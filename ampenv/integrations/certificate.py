@@ -17,6 +17,7 @@ import errno
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -26,6 +27,7 @@ from ampenv.core.model import Status
 from ampenv.probe.fingerprint import changes, fingerprint
 from ampenv.util import files
 from ampenv.util.atomic import write_text
+from ampenv.util.bounded import kind
 from ampenv.util.formats import parse_utc, utc_iso
 from ampenv.util.jsonshape import described, obj, or_null, text
 
@@ -124,13 +126,19 @@ def write(path: str, certificate: dict[str, Any]) -> None:
     write_text(path, json.dumps(certificate, indent=2, sort_keys=True) + "\n")
 
 
-def revoke(path: str) -> bool:
-    """Remove the certificate at ``path`` (a node that fails certify keeps no old one)."""
+def revoke(path: str) -> str:
+    """Remove the certificate at ``path`` (a node that fails certify keeps no old one), and say
+    so. Only a regular file is a certificate: a device, a FIFO, a link or a folder there
+    (``--certificate /dev/null``) is left as it is, as the writer leaves it. "" where nothing
+    stands there."""
     try:
-        os.unlink(path)
+        st = os.lstat(path)
     except FileNotFoundError:
-        return False
-    return True
+        return ""
+    if not stat.S_ISREG(st.st_mode):
+        return f": {path} is {kind(st.st_mode)}, no certificate: left as it is"
+    os.unlink(path)
+    return f": removed the old certificate {path}"
 
 
 _MISSING = object()
@@ -288,7 +296,7 @@ def settle(report: Report, probe: Probe, section: dict[str, Any], path: str) -> 
         cert = issue(report, probe, float(section["max_age_hours"]))
         write(path, cert)
         return Settled(f"certificate written to {path} (expires {cert['expires_at']})", 0)
-    removed = f": removed the old certificate {path}" if revoke(path) else ""
+    removed = revoke(path)
     if report.exit_code != 0:
         return Settled(f"not certified (exit {report.exit_code}){removed}", report.exit_code)
     # Healthy, but nothing was trained: the node could not be judged for certification.

@@ -16,7 +16,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from ampenv.knowledge.caches import MARKER, PLACES, Marker, Toolkit, stale_reason
 from ampenv.probe import Probe, cann
@@ -317,12 +317,16 @@ def _measure(path: Path, dev: int, budget: _Budget, mounts: set[str]) -> Entry:
     return entry
 
 
-def _log_files(root: Path, dev: int, mounts: set[str]) -> list[Path]:
-    """Every file (and link) below a log root, on the root's filesystem and mount."""
+def _log_files(root: Path, dev: int, mounts: set[str], others: list[str]) -> list[Path]:
+    """Every file (and link) below a log root, on the root's filesystem and mount, outside the
+    other places below it (a cache in the log folder is judged by its own rule, there)."""
     files = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         try:
-            inner = dirpath != str(root) and os.path.realpath(dirpath) in mounts
+            real = os.path.realpath(dirpath)
+            inner = dirpath != str(root) and (
+                real in mounts or any(saferm.within(real, o) for o in others)
+            )
             if os.lstat(dirpath).st_dev != dev or inner:
                 dirnames.clear()
                 continue
@@ -330,8 +334,18 @@ def _log_files(root: Path, dev: int, mounts: set[str]) -> list[Path]:
             continue
         links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
         dirnames[:] = [d for d in dirnames if d not in links]
-        files += [Path(dirpath, n) for n in (*filenames, *links)]
+        files += [Path(dirpath, n) for n in (*filenames, *links) if _removable(dirpath, n)]
     return files
+
+
+def _removable(folder: Union[str, Path], name: str) -> bool:
+    """A cache's entry or a log is a regular file, a link or a folder: a FIFO, a socket or a
+    device node is a live program's, whatever its mtime (the remover refuses it too)."""
+    try:
+        mode = os.lstat(os.path.join(folder, name)).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)
 
 
 def _scan_place(place: Place, others: list[str], budget: _Budget, mounts: set[str]) -> None:
@@ -346,13 +360,15 @@ def _scan_place(place: Place, others: list[str], budget: _Budget, mounts: set[st
     if place.kind == "compile":
         place.marker = read_marker(place.path)
     if place.kind == "log":
-        units = _log_files(place.path, st.st_dev, mounts)
+        units = _log_files(place.path, st.st_dev, mounts, others)
     else:
         try:
             names = sorted(os.listdir(place.path))
         except OSError:
             return
-        units = [place.path / n for n in names if not n.startswith(MARKER)]
+        units = [
+            place.path / n for n in names if not n.startswith(MARKER) and _removable(place.path, n)
+        ]
     for unit in units:
         inner = next((o for o in others if saferm.within(o, os.path.realpath(unit))), None)
         if inner:

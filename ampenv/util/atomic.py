@@ -27,24 +27,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Optional, Union
 
+from ampenv.util.bounded import kind
+
 
 class UnsafeTarget(OSError):
     """The output path holds something the writer will not replace or write through."""
 
     def __init__(self, path: Union[str, Path], why: str, code: int = errno.EPERM) -> None:
         super().__init__(code, f"{path} {why}; nothing was written")
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISLNK, "a symbolic link"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def _streamable(mode: int) -> bool:
@@ -66,7 +56,7 @@ def _open_through(path: Path, follow: bool) -> BinaryIO:
     try:
         st = os.fstat(fd)
         if not _streamable(st.st_mode):  # swapped since it was looked at
-            raise UnsafeTarget(path, f"became {_kind(st.st_mode)} while being opened")
+            raise UnsafeTarget(path, f"became {kind(st.st_mode)} while being opened")
         os.set_blocking(fd, True)
         return os.fdopen(fd, "wb")
     except BaseException:
@@ -110,7 +100,7 @@ def replacing(path: Union[str, Path], mode: int = 0o644) -> Iterator[BinaryIO]:
             return
         if stat.S_ISLNK(first.st_mode):
             raise UnsafeTarget(path, "is a symbolic link (name its target instead)")
-        raise UnsafeTarget(path, f"is {_kind(first.st_mode)}")
+        raise UnsafeTarget(path, f"is {kind(first.st_mode)}")
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -129,7 +119,7 @@ def _put_in_place(tmp: str, path: Path, first: Optional[os.stat_result]) -> None
     now = _look(path)
     if first is None:
         if now is not None:
-            raise UnsafeTarget(path, f"appeared ({_kind(now.st_mode)}) while being written")
+            raise UnsafeTarget(path, f"appeared ({kind(now.st_mode)}) while being written")
         try:
             os.link(tmp, path)  # fails with EEXIST: never replaces what appeared meanwhile
         except FileExistsError:

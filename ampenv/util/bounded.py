@@ -47,7 +47,7 @@ def kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISLNK(mode):
-        return "a symlink"
+        return "a symbolic link"
     return "not a regular file"
 
 

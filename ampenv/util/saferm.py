@@ -8,6 +8,8 @@
 - The age of an entry is judged again at removal: one that turned fresh is kept.
 - Nothing is removed below a root that a live process holds open (an open file, its working
   directory, or a mapped library).
+- Only regular files, links and folders of them go: a FIFO, a socket or a device node is no
+  cache's and no log's (a live one keeps an old mtime), and a tree holding one is kept whole.
 - An exclusive ``flock`` on one lock file keeps two cleaners apart; the lock is opened by
   :func:`ampenv.util.files.open_lock` (no link followed, a regular file of ours, in a folder
   only we can write).
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from ampenv.util import files
+from ampenv.util.bounded import kind
 
 if TYPE_CHECKING:
     import psutil
@@ -99,6 +102,13 @@ def mount_points() -> set[str]:
     return {_unescape(f[4]) for f in (line.split(" ") for line in lines) if len(f) > 4}
 
 
+def _removable(st: os.stat_result, shown: str) -> None:
+    """Refuse what no cache or log is: a FIFO, a socket, a device node."""
+    mode = st.st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
+        raise RemovalRefused(errno.EPERM, f"{shown} is {kind(mode)}, no cache's or log's: kept")
+
+
 @dataclass
 class _Tree:
     dev: int
@@ -130,6 +140,7 @@ class _Tree:
         mtime judged (the entry must still be stale now)."""
         for name in os.listdir(fd):
             st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            _removable(st, f"{shown}/{name}")
             if judge is not None and not judge(st.st_mtime):
                 raise RemovalRefused(errno.EBUSY, f"{shown}/{name} is fresh now: kept")
             if stat.S_ISDIR(st.st_mode):
@@ -150,6 +161,7 @@ class _Tree:
                     os.close(child)
                 os.rmdir(name, dir_fd=fd)
             else:
+                _removable(st, f"{shown}/{name}")  # swapped in since the survey
                 if judge is not None and not judge(st.st_mtime):
                     raise RemovalRefused(errno.EBUSY, f"{shown}/{name} is fresh now: kept")
                 os.unlink(name, dir_fd=fd)  # a link goes itself, never its target
@@ -197,6 +209,7 @@ def remove(
             fds.append(tree.open_dir(fds[-1], name, shown))
         parent, name, shown = fds[-1], parts[-1], str(path)
         lst = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        _removable(lst, shown)
         if judge is not None and not judge(lst.st_mtime):
             raise RemovalRefused(errno.EBUSY, f"{shown} is fresh now: kept")
         if not stat.S_ISDIR(lst.st_mode):
