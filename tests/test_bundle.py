@@ -8,6 +8,7 @@ replays the real 910B2 x8 capture.
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import platform
@@ -256,6 +257,19 @@ def test_size_limits(tmp_path, monkeypatch):
     bundle = _tar(tmp_path / "big.tar.gz", _file("files/big", 5), data=b"12345")
     with pytest.raises(BundleError, match="size limits"):
         BundleProbe(str(bundle))
+
+
+@pytest.mark.parametrize("kind", [tarfile.GNUTYPE_LONGNAME, tarfile.XHDTYPE])
+def test_a_long_name_or_pax_header_bomb_is_refused_before_tarfile_reads_it(tmp_path, kind):
+    # tarfile reads such a header's body whole before any member limit applies: 8 MiB of
+    # zeros here (the red team's took 1 GB of memory from a 1 MiB bundle)
+    header = tarfile.TarInfo("././@LongLink")
+    header.type, header.size = kind, 8 << 20
+    bomb = tmp_path / "bomb.tar.gz"
+    with gzip.open(bomb, "wb") as out:
+        out.write(header.tobuf(format=tarfile.GNU_FORMAT) + b"\0" * (8 << 20) + b"\0" * 1024)
+    with pytest.raises(BundleError, match="a tar header of 8388608 bytes"):
+        BundleProbe(str(bomb))
 
 
 def test_a_file_that_is_not_a_bundle_is_a_usage_error(tmp_path):

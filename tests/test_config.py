@@ -240,3 +240,19 @@ def test_a_word_that_is_not_one_of_the_choices_is_refused(tmp_path, table, key):
     cfg.write_text(table)
     ran = run_ampenv("doctor", "-p", "quick", "--config", str(cfg))
     assert ran.returncode == 2 and f"{cfg}: {key}: must be one of" in ran.stderr
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [
+        ('[cache]\nroots = ["/data/\\u0000x"]\n', "cache.roots"),
+        ('[hook]\nlock_file = "/run/a\\u0000.lock"\n', "hook.lock_file"),
+    ],
+)
+def test_a_nul_in_a_string_setting_is_refused_with_its_key(tmp_path, table, key):
+    # `clean` once died on it ("embedded null byte") after `config show` had accepted it
+    cfg = tmp_path / "ampenv.toml"
+    cfg.write_text(table)
+    ran = run_ampenv("config", "show", "--config", str(cfg))
+    assert ran.returncode == 2 and "holds a NUL character; refused" in ran.stderr
+    assert f"{cfg}: {key}" in ran.stderr

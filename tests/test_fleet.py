@@ -71,6 +71,21 @@ def test_the_half_speed_node_is_the_only_outlier(tmp_path):
     assert "below the median 10 of its 3 peers" in slow.reason and "certify it again" in slow.reason
 
 
+def test_a_slow_node_s_own_older_certificates_do_not_vote_it_healthy(tmp_path):
+    certs = write_certs(tmp_path / "certs", FOUR)
+    for day in ("01", "02", "03"):  # yesterday's and older, all of node-d
+        old = make_cert("node-d", 5.0)
+        old["issued_at"] = f"2026-12-{day}T09:00:00Z"
+        old["digest"] = cert_mod.digest(old)
+        (certs / f"node-d-{day}.json").write_text(json.dumps(old))
+    result = fleet.read([str(certs)])
+    judged = {n.path.rsplit("/", 1)[1]: n.status for n in result.nodes}
+    assert judged["node-d.json"] == "outlier" and result.exit_code == 1
+    assert [judged[f"node-d-{d}.json"] for d in ("01", "02", "03")] == ["superseded"] * 3
+    text = render(result.to_json())
+    assert "OUTLIER: 1 of 4 node(s)" in text and "older certificates, not judged:" in text
+
+
 def test_a_node_a_few_percent_off_in_a_tight_group_is_not_flagged(tmp_path):
     rates = {"a": 10.0, "b": 10.0, "c": 10.0, "d": 9.3}  # MAD 0: the 10% gap decides
     result = fleet.read([str(write_certs(tmp_path, rates))])

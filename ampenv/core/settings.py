@@ -91,6 +91,10 @@ def validate_settings(
             raise ConfigError(
                 path, f"{prefix}.{key}", f"must be a list of {item.__name__}, holds {bad!r}"
             )
+        strings = value if isinstance(value, list) else [value]
+        if any(isinstance(v, str) and "\0" in v for v in strings):
+            # no path, name or command the OS takes can hold one (os calls raise ValueError)
+            raise ConfigError(path, f"{prefix}.{key}", "holds a NUL character; refused")
         problem = out_of_range(value, schema[key])
         if problem:
             raise ConfigError(path, f"{prefix}.{key}", problem)

@@ -40,6 +40,7 @@ from typing import Any, Optional
 
 from ampenv import __version__
 from ampenv.integrations import certificate as cert_mod
+from ampenv.util.formats import parse_utc
 
 SCHEMA = "ampenv.fleet/1"
 BASELINE_SCHEMA = "ampenv.fleet-baseline/1"
@@ -80,7 +81,7 @@ AMP, FP32 = "amp_img_per_s", "fp32_img_per_s"
 class Node:
     host: str
     path: str
-    status: str  # ok | outlier | alone | invalid
+    status: str  # ok | outlier | alone | invalid | superseded
     amp_img_per_s: Optional[float] = None
     ratio_to_median: Optional[float] = None  # of the compared figure
     # The figure compared: amp_img_per_s, or fp32_img_per_s where AMP is not recommended.
@@ -92,6 +93,7 @@ class Node:
     figures: dict[str, Any] = field(default_factory=dict)
     peer_median_img_per_s: Optional[float] = None  # the median of the group without this node
     threshold_img_per_s: Optional[float] = None  # below it this node is an outlier
+    issued_at: str = ""  # of its certificate: a node's newest is the one judged
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
@@ -209,6 +211,7 @@ def read_node(path: Path) -> Node:
         img_per_s=float(rate),
         key={**key, "figure": figure},
         figures=_figures(facts, metrics),
+        issued_at=body["issued_at"],
     )
 
 
@@ -232,13 +235,32 @@ def _limit(rates: list[float], rule: Rule) -> tuple[float, float]:
     return median, median - max(rule.mad_k * MAD_SIGMA * mad, rule.min_gap * median)
 
 
+def _supersede(nodes: list[Node]) -> None:
+    """One vote per node: of several certificates of one node (yesterday's, a copy, a second
+    folder), the newest is judged and the others are set aside, so that a slow node's own
+    copies never make the median it is measured against."""
+    newest: dict[str, Node] = {}
+    for n in nodes:
+        if n.status == "invalid":
+            continue
+        kept = newest.get(n.host)
+        if kept is None or parse_utc(n.issued_at) > parse_utc(kept.issued_at):
+            newest[n.host] = n
+    for n in nodes:
+        kept = newest.get(n.host)
+        if n.status != "invalid" and kept is not None and kept is not n:
+            n.status = "superseded"
+            n.reason = f"an older certificate of {n.host}: the newest, {kept.path}, is judged"
+
+
 def judge(nodes: list[Node], rule: Rule = Rule()) -> Fleet:
     """Group the valid nodes and flag the slow ones (see the module's docstring). Each node is
     judged against its peers (the group without it): a slow node does not widen the spread it
     is measured with."""
+    _supersede(nodes)
     by_key: dict[str, list[Node]] = {}
     for n in nodes:
-        if n.status != "invalid":
+        if n.status not in ("invalid", "superseded"):
             by_key.setdefault(_canon(n.key or {}), []).append(n)
     groups: list[Group] = []
     for index, canon in enumerate(sorted(by_key)):

@@ -6,6 +6,7 @@ within limits: a bundle may come from anyone.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import posixpath
@@ -13,7 +14,7 @@ import tarfile
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any, Optional
+from typing import IO, Any, Optional
 
 from ampenv.probe import ASCEND_TOOL_DIRS, Probe
 from ampenv.probe.proc import CommandResult, Outcome
@@ -35,6 +36,10 @@ MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 64 << 20
 MAX_TOTAL_BYTES = 512 << 20
 MAX_BUNDLE_BYTES = 256 << 20  # compressed; collect writes a few hundred KiB
+# A GNU long name or a pax record: tarfile reads its body whole before any member is seen, so
+# the member limits never apply to it (zeros compress 1000:1: a 1 MiB bundle asked for 1 GB)
+MAX_HEADER_BYTES = 64 << 10
+_BLOCK = 512
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -80,6 +85,33 @@ def _unpack(tar: tarfile.TarFile, dest: Path) -> None:
             out.write(data)
 
 
+def _check_headers(stream: IO[bytes]) -> None:
+    """Walk the tar's headers before tarfile does, reading what lies between them in bounded
+    chunks: a long name or pax header larger than MAX_HEADER_BYTES, or more than
+    MAX_TOTAL_BYTES of members, is refused. A header tarfile itself would reject ends the walk:
+    tarfile says why."""
+    total = 0
+    while True:
+        block = stream.read(_BLOCK)
+        if len(block) < _BLOCK or not block.strip(b"\0"):
+            return
+        try:
+            size = tarfile.nti(block[124:136])
+        except tarfile.TarError:
+            return
+        if block[156:157] in (b"L", b"K", b"x", b"g") and size > MAX_HEADER_BYTES:
+            raise BundleError(f"a tar header of {size} bytes (a long name or pax record); refused")
+        total += size
+        if size < 0 or total > MAX_TOTAL_BYTES:
+            raise BundleError("its members exceed the size limits; refused")
+        left = -(-size // _BLOCK) * _BLOCK
+        while left:
+            chunk = stream.read(min(left, 1 << 20))
+            if not chunk:
+                return
+            left -= len(chunk)
+
+
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
@@ -106,16 +138,22 @@ def extract(bundle: Path, dest: Path) -> None:
                     f"is {size >> 20} MiB, more than a bundle's {MAX_BUNDLE_BYTES >> 20} MiB; "
                     "refused"
                 )
-            mode = _mode(raw.read(512))
+            mode = _mode(raw.read(_BLOCK))
+            raw.seek(0)
+            if mode == "r:gz":
+                with gzip.GzipFile(fileobj=raw) as unzipped:
+                    _check_headers(unzipped)
+            else:
+                _check_headers(raw)
             raw.seek(0)
             with tarfile.open(fileobj=raw, mode=mode) as tar:  # type: ignore[call-overload]
                 _unpack(tar, dest)
     except BundleError as exc:
         raise BundleError(f"{bundle}: {exc}") from None
+    except (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError) as exc:
+        raise BundleError(f"{bundle}: cannot be unpacked: {_one_line(exc)}") from None
     except OSError as exc:
         raise BundleError(f"{bundle}: cannot be read: {exc.strerror or _one_line(exc)}") from None
-    except (EOFError, zlib.error, tarfile.TarError) as exc:
-        raise BundleError(f"{bundle}: cannot be unpacked: {_one_line(exc)}") from None
 
 
 def _not_json(constant: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MARKS = {"ok": "[✓]", "alone": "[-]", "outlier": "[✗]", "invalid": "[?]"}
+MARKS = {"ok": "[✓]", "alone": "[-]", "outlier": "[✗]", "invalid": "[?]", "superseded": "[-]"}
 
 
 def _safe(text: Any) -> str:
@@ -47,15 +47,18 @@ def render(fleet: dict[str, Any]) -> str:
                 f"{n['img_per_s']:8.3g} img/s  {n['ratio_to_median']:.2f}x peers{extra}"
                 + (f"  {n['status']}: {_safe(n['reason'])}" if n["status"] != "ok" else "")
             )
-    invalid = [n for n in nodes if n["status"] == "invalid"]
-    if invalid:
-        lines += ["", "not read:"]
-        lines += [f"  {MARKS['invalid']} {_safe(n['path'])}: {_safe(n['reason'])}" for n in invalid]
+    aside = {"superseded": "older certificates, not judged:", "invalid": "not read:"}
+    for status, title in aside.items():
+        these = [n for n in nodes if n["status"] == status]
+        if these:
+            lines += ["", title]
+            lines += [f"  {MARKS[status]} {_safe(n['path'])}: {_safe(n['reason'])}" for n in these]
+    judged = sum(n["status"] not in aside for n in nodes)
     outliers = fleet["outliers"]
     verdict = (
-        f"OUTLIER: {outliers} of {len(nodes)} node(s) below their group"
+        f"OUTLIER: {outliers} of {judged} node(s) below their group"
         if outliers
-        else f"NO OUTLIER among {len(nodes) - len(invalid)} node(s)"
+        else f"NO OUTLIER among {judged} node(s)"
     )
     if outliers:
         verdict += " → drain or inspect it (clocks, power cap, other jobs, driver), then certify"
