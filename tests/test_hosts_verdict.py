@@ -99,6 +99,38 @@ def test_os_exit_in_a_check_lets_warn_only_start_the_job(tmp_path):
     assert marker.exists()
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_os_exit_in_a_check_could_not_judge_for_doctor(tmp_path, fmt):
+    # doctor judged in its own process once, and exited 0 with no report at all
+    env = _plugins(tmp_path, exits=EXIT_NOW)
+    ran = run_ampenv("doctor", "-p", "quick", "--only", "site", "-f", fmt, env=env)
+    assert ran.returncode == 3, ran
+    assert "ampenv: could not judge: the check run ended (exit 0) without a verdict" in ran.stderr
+
+
+FORKS = """
+import os, time
+from ampenv.checks import Result, check
+
+@check("site.forks", title="forks")
+def forks(ctx):
+    if os.fork() == 0:  # a child left behind, holding every descriptor it was given
+        time.sleep(60)
+        os._exit(0)
+    return Result.ok("fine")
+"""
+
+
+def test_a_process_a_check_leaves_behind_holds_no_reader_of_doctor(tmp_path):
+    started = time.monotonic()
+    ran = run_ampenv(
+        "doctor", "-p", "quick", "--only", "site", "-f", "json",
+        env=_plugins(tmp_path, forks=FORKS), timeout=50,
+    )  # fmt: skip
+    assert ran.returncode == 0 and json.loads(ran.stdout)["checks"][0]["status"] == "pass"
+    assert time.monotonic() - started < 30  # the pipe's reader saw its end with doctor's
+
+
 def test_writes_to_fd1_do_not_reach_the_json_report(tmp_path):
     env = _plugins(tmp_path, noisy=WRITES_FD1)
     ran = run_ampenv("doctor", "-p", "quick", "--only", "site", "-f", "json", env=env)

@@ -48,6 +48,7 @@ from ampenv.cli.output import (
     judge,
     stdout_width,
     use_color,
+    watched,
 )
 from ampenv.core.session import Options, diagnose, open_session
 from ampenv.core.settings import ConfigError
@@ -116,21 +117,25 @@ def doctor(
         fix=fix,
         logs=tuple(str(p) for p in log or []),
     )
-    session, report, observer = judge(opts, fmt, output, color.value, verbose)
-    wants_metrics = fmt == "prometheus" or textfile_dir is not None
-    cert = certified(session) if wants_metrics else CertificateState()
-    emit_report(
-        report,
-        fmt,
-        output,
-        color.value,
-        verbose,
-        observer,
-        certified=cert.certified,
-        certificate_expires=cert.expires,
-    )
-    export_textfile(report, textfile_dir, cert, report.exit_code)
-    raise typer.Exit(report.exit_code)
+
+    def body() -> None:
+        session, report, observer = judge(opts, fmt, output, color.value, verbose)
+        wants_metrics = fmt == "prometheus" or textfile_dir is not None
+        cert = certified(session) if wants_metrics else CertificateState()
+        emit_report(
+            report,
+            fmt,
+            output,
+            color.value,
+            verbose,
+            observer,
+            certified=cert.certified,
+            certificate_expires=cert.expires,
+        )
+        export_textfile(report, textfile_dir, cert, report.exit_code)
+        raise typer.Exit(report.exit_code)
+
+    watched(opts, body)
 
 
 @app.command("checks")
@@ -442,22 +447,26 @@ def certify(
         deadline=deadline,
         strict=strict,
     )
-    session, report, observer = judge(opts, fmt, output, color.value, verbose)
-    emit_report(report, fmt, output, color.value, verbose, observer)
-    on_stdout = fmt == "text" and output is None
-    if chart if chart is not None else on_stdout and sys.stdout.isatty():
-        from ampenv.report.chart import of_report
 
-        typer.echo(of_report(report), err=not on_stdout, nl=False)
-    section = session.config.section("certificate")
-    path = resolve_path(certificate, session.probe.env, section)
-    try:
-        settled = settle(report, session.probe, section, path)
-    except OSError as exc:
-        die(f"certificate {path}: {exc.strerror or exc}")
-    typer.echo(f"ampenv: {settled.note}", err=True)
-    export_textfile(report, textfile_dir, certified(session, certificate), settled.exit_code)
-    raise typer.Exit(settled.exit_code)
+    def body() -> None:
+        session, report, observer = judge(opts, fmt, output, color.value, verbose)
+        emit_report(report, fmt, output, color.value, verbose, observer)
+        on_stdout = fmt == "text" and output is None
+        if chart if chart is not None else on_stdout and sys.stdout.isatty():
+            from ampenv.report.chart import of_report
+
+            typer.echo(of_report(report), err=not on_stdout, nl=False)
+        section = session.config.section("certificate")
+        path = resolve_path(certificate, session.probe.env, section)
+        try:
+            settled = settle(report, session.probe, section, path)
+        except OSError as exc:
+            die(f"certificate {path}: {exc.strerror or exc}")
+        typer.echo(f"ampenv: {settled.note}", err=True)
+        export_textfile(report, textfile_dir, certified(session, certificate), settled.exit_code)
+        raise typer.Exit(settled.exit_code)
+
+    watched(opts, body)
 
 
 def _verify_certificate(certificate: Optional[str], config: Optional[str], sysroot: Optional[str]):

@@ -6,15 +6,16 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import typer
 
 from ampenv.core.model import Report
-from ampenv.core.session import Options, Session, diagnose, open_session
+from ampenv.core.session import Options, Session, diagnose, hard_limit, open_session
 from ampenv.core.settings import ConfigError
 
 EXIT_USAGE = 2
+EXIT_UNKNOWN = 3  # the run could not judge the node
 
 
 def die(message: str, code: int = EXIT_USAGE) -> None:
@@ -91,6 +92,26 @@ def judge(
             observer.close()
         die(str(exc))
         raise  # unreachable: die raises
+
+
+def watched(opts: Options, body: Callable[[], None]) -> None:
+    """Run a judging command's ``body`` (which ends in typer.Exit) in a forked child, watched
+    from here: a plugin's ``os._exit``, a crash, or a check stuck in C code past the run's
+    time (:func:`hard_limit`) reads "could not judge" (exit 3), never a silent 0. The child
+    prints the live report itself, on the same terminal."""
+    from ampenv.integrations.guard import in_child
+
+    def work() -> int:
+        try:
+            body()
+        except typer.Exit as done:
+            return int(done.exit_code)
+        return 0
+
+    code, why = in_child(work, hard_limit(opts))
+    if code is None:
+        die(f"could not judge: {why}", EXIT_UNKNOWN)
+    raise typer.Exit(code)
 
 
 def emit_report(

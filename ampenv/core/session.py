@@ -67,6 +67,29 @@ def open_session(opts: Options, env: Optional[dict[str, str]] = None) -> Session
     return Session(cfg, probe, registry)
 
 
+# Past its run's budget, a judging command is killed from outside (a check stuck in C code that
+# holds the interpreter's lock outlives the runner's own deadline); rendering, --fix and the
+# certificate get this much more.
+HARD_GRACE_S = 30.0
+
+
+def budget(opts: Options, runner_cfg: dict) -> float:
+    """Seconds the checks of a run may take: --deadline, [runner] deadline, the profile's."""
+    return opts.deadline or runner_cfg.get("deadline") or DEFAULT_DEADLINES[opts.profile]
+
+
+def hard_limit(opts: Options) -> float:
+    """Seconds a judging command may take in all, past which it is killed (see HARD_GRACE_S).
+    A config that does not load counts as none here: the command itself reports it."""
+    env = dict(os.environ)
+    sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
+    try:
+        runner_cfg = config_mod.load(opts.config_path, env, sysroot).section("runner")
+        return budget(opts, runner_cfg) + HARD_GRACE_S
+    except Exception:
+        return max(DEFAULT_DEADLINES.values()) + HARD_GRACE_S
+
+
 def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
     if opts.profile not in PROFILES:
         raise ValueError(f"unknown profile {opts.profile!r}: use one of {', '.join(PROFILES)}")
@@ -82,12 +105,11 @@ def diagnose(opts: Options, session: Optional[Session] = None) -> Report:
         asked = " ".join([*(f"--only {p}" for p in opts.only), *(f"--skip {p}" for p in opts.skip)])
         raise ValueError(f"{asked}: no check is left to run")
     runner_cfg = session.config.section("runner")
-    budget = opts.deadline or runner_cfg.get("deadline") or DEFAULT_DEADLINES[opts.profile]
     ctx = Context(
         config=session.config,
         probe=session.probe,
         profile=opts.profile,
-        deadline=started + budget,
+        deadline=started + budget(opts, runner_cfg),
         fix=opts.fix,
         device=opts.device,
         logs=opts.logs,

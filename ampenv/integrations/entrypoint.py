@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from ampenv.core.config import POLICIES
 from ampenv.core.model import Report
-from ampenv.core.session import Options, Session, diagnose, open_session
+from ampenv.core.session import Options, Session, diagnose, hard_limit, open_session
 from ampenv.core.settings import ConfigError
 from ampenv.knowledge import envcontract
 from ampenv.probe import Probe, cann, proc
@@ -104,9 +104,7 @@ def prepare_and_judge(
     cann_env = prepare_cann(session.probe, env)
     contract = contract_defaults(session.config.section("env"), cann_env.env)
     prepared = Prepared(contract.env, cann_env.notes + contract.notes)
-    session = replace(
-        session, probe=Probe(sysroot=session.probe.sysroot, env=prepared.env)
-    )
+    session = replace(session, probe=Probe(sysroot=session.probe.sysroot, env=prepared.env))
     report = diagnose(replace(opts, profile=profile or run_cfg["profile"]), session)
     return prepared, report, policy
 
@@ -121,6 +119,19 @@ class Answer:
     stop: Optional[int]  # None: start the job; else the exit code
     policy: str
     usage: str = ""  # a usage error (exit 2), said instead of everything else
+
+
+def _run_profile(opts: Options, profile: Optional[str]) -> str:
+    """The profile `run` judges with: --profile, else [run] profile; the longest where the
+    config cannot be read (the time limit must not cut a run short)."""
+    if profile:
+        return profile
+    try:
+        from ampenv.core.config import load
+
+        return str(load(opts.config_path, dict(os.environ)).section("run")["profile"])
+    except Exception:
+        return "certify"
 
 
 def judge_in_child(
@@ -145,7 +156,7 @@ def judge_in_child(
             "policy": used,
         }
 
-    answer, why = in_child(work)
+    answer, why = in_child(work, hard_limit(replace(opts, profile=_run_profile(opts, profile))))
     if answer is None:
         used = policy or "fail-closed"
         with contextlib.suppress(Exception):  # the config's policy, when it can be read

@@ -22,6 +22,9 @@ from typing import Any, Callable, Optional
 from ampenv.probe import proc
 
 MAX_ANSWER_BYTES = 16 << 20  # an environment and a brief report
+# How often the parent looks whether the child has ended while its pipe stays open: a process
+# the child left behind (a plugin's fork) holds the pipe's end, and EOF would wait for it
+_POLL_S = 0.1
 
 
 @contextlib.contextmanager
@@ -51,9 +54,7 @@ def _child(work: Callable[[], Any], w: int) -> None:
         os._exit(code)
 
 
-def in_child(
-    work: Callable[[], Any], timeout: Optional[float] = None
-) -> tuple[Optional[Any], str]:
+def in_child(work: Callable[[], Any], timeout: Optional[float] = None) -> tuple[Optional[Any], str]:
     """``work()``'s JSON-ready answer computed in a forked child, and "" ; or ``None`` and why
     there is none. Whatever the child started dies with it."""
     proc.adopt_orphans()  # the child's tools, orphaned when it dies, become ours to kill
@@ -65,8 +66,8 @@ def in_child(
     os.close(w)
     end = None if timeout is None else time.monotonic() + timeout
     chunks: list[bytes] = []
-    size = 0
     why = ""
+    status: Optional[int] = None  # the child's wait status, once reaped
     with _closing(r):
         try:
             while True:
@@ -74,22 +75,34 @@ def in_child(
                 if left is not None and left <= 0:
                     why = f"the check run did not end within {timeout:g} s"
                     break
-                ready, _, _ = select.select([r], [], [], left)
-                if not ready:
-                    continue
-                data = os.read(r, 1 << 16)
-                if not data:
-                    break
-                size += len(data)
-                if size > MAX_ANSWER_BYTES:
+                ready, _, _ = select.select([r], [], [], min(_POLL_S, left or _POLL_S))
+                if ready:
+                    data = os.read(r, 1 << 16)
+                    if not data:
+                        break
+                    chunks.append(data)
+                else:
+                    done, ended = os.waitpid(pid, os.WNOHANG)
+                    if done:  # all it wrote is in the pipe: read it without waiting for EOF
+                        status = ended
+                        os.set_blocking(r, False)
+                        with contextlib.suppress(BlockingIOError):
+                            while sum(map(len, chunks)) <= MAX_ANSWER_BYTES:
+                                data = os.read(r, 1 << 16)
+                                if not data:
+                                    break
+                                chunks.append(data)
+                        break
+                if sum(map(len, chunks)) > MAX_ANSWER_BYTES:
                     why = "the check run's answer was too large"
                     break
-                chunks.append(data)
         finally:
             if why or sys.exc_info()[0] is not None:
                 proc.kill_tree(pid)
-            _, status = os.waitpid(pid, 0)
-            proc.kill_children()  # what the child started and left behind
+            if status is None:
+                _, status = os.waitpid(pid, 0)
+            if proc.has_children():
+                proc.kill_children()  # what the child started and left behind
     if why:
         return None, why
     code = os.waitstatus_to_exitcode(status)

@@ -234,6 +234,27 @@ def kill_tree(pid: int, recorded=(), tag: Optional[str] = None) -> None:
     _kill_procs(procs)
 
 
+def has_children() -> bool:
+    """Whether a process of ours still runs, read from /proc's stat files without psutil's
+    import (~25 ms: the quick path's doctor does not pay for it when nothing was left behind).
+    True where /proc cannot say."""
+    me = os.getpid()
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return True
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                stat = fh.read(4096)
+        except OSError:
+            continue  # ended meanwhile
+        fields = stat[stat.rfind(b")") + 2 :].split()  # past the command's name, which may hold
+        if len(fields) > 1 and fields[1] == str(me).encode():  # spaces: state, ppid, ...
+            return True
+    return False
+
+
 def kill_children() -> None:
     """Kill every process this one started that still runs, with its tree (adopted orphans
     included). Called before ampenv execs a job or exits from a hook: a command whose check
@@ -257,9 +278,9 @@ def adopt_orphans() -> None:
 
 
 def kill_leftovers() -> None:
-    """:func:`kill_children`, only when this process ever started a command (the quick path
-    without commands does not pay for psutil)."""
-    if _spawned_any:
+    """:func:`kill_children`, only when this process ever started a command and one still
+    runs (the quick path without commands does not pay for psutil)."""
+    if _spawned_any and has_children():
         with contextlib.suppress(Exception):
             kill_children()
 
