@@ -213,6 +213,11 @@ def test_the_error_block_a_text_ends_on_is_told(
         "[Weaviate] Messages schema does not exist. Creating...\n",
         'Release "npu-exporter" does not exist. Installing it now.\n',
         "sh: 0: can't access tty; job control turned off\n$ \n",
+        # an ssh login's X11 forwarding (xauth creates the file), apt's notice on a local .deb
+        "Last login: Mon Dec  1 10:00:00 2026 from 10.0.0.1\n"
+        "/usr/bin/xauth:  file /root/.Xauthority does not exist\n",
+        "N: Download is performed unsandboxed as root as file '/root/a_1.0_amd64.deb' couldn't "
+        "be accessed by user '_apt'. - pkgAcquire::Run (13: Permission denied)\n",
         "Could not locate the tokenizer configuration file, will try to use the model config "
         "instead.\n",
         # Go's and mlflow's records: a date with slashes, then the level

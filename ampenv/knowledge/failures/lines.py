@@ -42,7 +42,7 @@ RELAY = (
 # "level". INFO/DEBUG make a code on the line a mention (WARNING is no such mark: warnings
 # report codes), unless an error mark stands before the code ("INFO rank0: [ERROR] ...", a
 # launcher's INFO line that relays a child's "RuntimeError: EZ1001").
-def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
+def _level_grammar(upper: str, lower: str, glog: str, apt: str) -> re.Pattern[str]:
     return re.compile(
         RELAY +
         # a timestamp first ("2024-05-01 12:00:00,123 - INFO - ", loguru's "... | INFO | ",
@@ -57,8 +57,9 @@ def _level_grammar(upper: str, lower: str, glog: str) -> re.Pattern[str]:
         # the level: "[INFO]", "[ INFO ]", "[info]", "[INFO|trainer.py:1]", "(INFO)", "INFO ",
         # Python's default "INFO:root:", "INFO |", winston's "info: ", a tab-separated "info";
         # glog's "I0501 " (or with its year), tornado's "[I 2025-01-01 ..."; logfmt's
-        # "level=info" after a few fields
+        # "level=info" after a few fields; apt's "N: " (a notice) and "W: "
         rf"(?:\[ ?(?i:{lower}) ?[\]|]|\((?i:{lower})\)\s|(?:{upper})[\s:|]|(?:{lower})(?::\s|\t)"
+        rf"|{apt}: (?=\S)"
         rf"|{glog}(?:\d{{4}}){{1,2}} \d\d:\d\d|\[{glog} \d{{4}}-\d\d-\d\d"
         r"|(?:[\w.]{1,32}=(?:\"[^\"\n]{0,64}\"|\S{0,64})\s+){0,4}level=\"?"
         rf"(?i:{lower})\b)"
@@ -74,9 +75,11 @@ def _record_grammar(lower: str, pino: str) -> re.Pattern[str]:
     )
 
 
-QUIET_LEVEL = _level_grammar("INFO|DEBUG|EVENT|TRACE|NOTICE", "info|debug|event|trace|notice", "I")
+QUIET_LEVEL = _level_grammar(
+    "INFO|DEBUG|EVENT|TRACE|NOTICE", "info|debug|event|trace|notice", "I", "N"
+)
 QUIET_RECORD = _record_grammar("info|debug|trace", "[123]0")  # pino: 10, 20, 30
-WARN_LEVEL = _level_grammar("WARN(?:ING)?", "warn(?:ing)?", "W")
+WARN_LEVEL = _level_grammar("WARN(?:ING)?", "warn(?:ing)?", "W", "W")
 WARN_RECORD = _record_grammar("warn(?:ing)?", "40")
 # How pasted and relayed text differs from what the program printed: full-width and curly
 # punctuation (a title typed in a Chinese input method, a blog's typography), HTML entities (a

@@ -70,6 +70,8 @@ _MENTION = re.compile(
     r"|quantization|rounding|rms|l1|l2)\s(?:\w+\s)?errors?\b"
     r"|\b(?:INFO|DEBU|DEBUG|TRAC)\[\d|\blevel=\"?(?:info|debug|trace)\b"
     r"|\bjob control turned off\b"  # a shell started without a terminal: sh's notice
+    # xauth at an ssh login's first X11 forwarding: it creates the file it did not find
+    r"|\bxauth:\s+file \S+ does not exist\b"
 )
 # What says a run went on from an error: its own record ("failed to load X, falling back to
 # Y", "failed, try again") or a record below it ("retrying in 5 s"); not what the error asks
