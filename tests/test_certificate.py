@@ -127,6 +127,16 @@ def test_a_fresh_certificate_verifies(issued):
     assert verdict.ok, verdict.reason
 
 
+def test_a_key_given_twice_is_refused(issued):
+    # the digest binds the parsed certificate (the last value); a reader keeping the first
+    # value would see "fail" where verify saw "pass"
+    text = issued.read_text()
+    assert '"status": "pass"' in text
+    issued.write_text(text.replace('"status": "pass"', '"status": "fail", "status": "pass"', 1))
+    verdict = cert.verify(str(issued), Probe(), max_age_hours=24)
+    assert not verdict.ok and "the key 'status' is given twice" in verdict.reason
+
+
 def test_verify_imports_no_torch(issued):
     ran = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "ampenv", "certificate", "verify"],

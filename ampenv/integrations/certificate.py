@@ -193,6 +193,18 @@ def _check_shape(path: str, body: dict[str, Any]) -> None:
 MAX_BYTES = 1 << 20  # a certificate is a few KiB
 
 
+def _one_value_per_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object without a key given twice: the digest binds the parsed certificate, and a
+    reader that keeps a key's first value ("status": "fail", "status": "pass") would read
+    another certificate than the one verified."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise ValueError(f"the key {key!r} is given twice")
+        seen.add(key)
+    return dict(pairs)
+
+
 def load(path: str) -> dict[str, Any]:
     """The certificate at ``path``, checked against its digest and for the type of every field
     used later. Raises CertificateError, whatever the file holds."""
@@ -214,7 +226,7 @@ def load(path: str) -> dict[str, Any]:
     except OSError as exc:
         raise CertificateError(f"unreadable: {path}: {exc.strerror}") from None
     try:
-        body = json.loads(raw.decode("utf-8"))
+        body = json.loads(raw.decode("utf-8"), object_pairs_hook=_one_value_per_key)
     except UnicodeDecodeError as exc:
         raise CertificateError(
             f"unreadable: {path} is not UTF-8 text (byte {exc.start} is not valid)"
