@@ -522,3 +522,24 @@ def test_a_row_that_opens_with_a_padded_level_is_a_record_of_its_own() -> None:
 def test_a_long_logs_one_failure_is_told_once_in_the_part_read() -> None:
     check = _logs_errors("step 1 loss 2.0\n" * 20_000 + "ValueError: tp_size exceeds heads\n")
     assert "stdin:20001 (once in the part read): the log ends" in check["summary"]
+
+
+def test_an_exception_raised_without_words_is_told_with_the_line_that_raised_it() -> None:
+    # a bare assert: Python prints the name alone; its frame's source line is the condition
+    text = TRACE.format(pkg="vllm") + (
+        '  File "vllm/offloading/scheduler.py", line 118, in window_in_chunks\n'
+        "    assert isinstance(kv_cache_spec, FullAttentionSpec)\n"
+        "AssertionError\n"
+    )
+    end = _end(text)
+    assert end is not None and end.line == (
+        "AssertionError at `assert isinstance(kv_cache_spec, FullAttentionSpec)` "
+        "(vllm/offloading/scheduler.py, line 118)"
+    )
+    # one with words after it is the one told
+    later = _end(text + "ValueError: the spec is no FullAttentionSpec\n")
+    assert later is not None and later.line.startswith("ValueError: the spec")
+    # the frames alone, a paste that lost its header, are read the same
+    headless = text.split("Traceback (most recent call last):\n", 1)[1]
+    told = _end(headless)
+    assert told is not None and told.line == end.line

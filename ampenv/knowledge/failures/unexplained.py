@@ -275,6 +275,27 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
     return start, f"{words} {what.group(1).strip()}" if what else words
 
 
+# An exception raised without a message: its name alone on the row below its last frame's
+# source line (a bare `assert` fails as "AssertionError" and nothing more)
+_BARE_RAISED = re.compile(
+    r'File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})[^\n]{0,200}\n'
+    r"(?P<source>[ \t]+\S[^\n]{0,400})\n"
+    r"[ \t]*(?P<name>[A-Za-z_][\w.]{0,120}(?:Error|Exception))[ \t]*\r?$",
+    re.M,
+)
+
+
+def _bare(tail: str) -> Optional[tuple[int, str]]:
+    """The last exception of ``tail`` raised without a message: its offset, and its name told
+    with the source line that raised it (the condition a bare assert checked)."""
+    found = deque(_BARE_RAISED.finditer(tail), maxlen=1)
+    if not found:
+        return None
+    m = found[0]
+    where = f"{m.group('file')}, line {m.group('line')}"
+    return m.start("name"), f"{m.group('name')} at `{m.group('source').strip()}` ({where})"
+
+
 def _cut(tail: str) -> Optional[tuple[int, str]]:
     """A traceback below every exception line, cut before its own (the job killed while it
     printed): its offset and its last frame, told for it."""
@@ -347,12 +368,18 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
     text = tail.decode("utf-8", "replace")
     found, more = _exceptions(text)
     cut = _cut(text)
+    bare = _bare(text)
+    if bare is not None and found and found[-1][0] > bare[0]:
+        bare = None  # an exception with words came after it
     raiser: Optional[str] = None
     asks: Optional[str] = None
     wrapper = False  # the last error is a launcher's report of a failed child: a run's end
     if cut is not None:
         (at, words), same, more, last_error = cut, [cut[0]], False, cut[0]
         raiser = _raiser(text, len(text))
+    elif bare is not None:
+        (at, words), same, last_error = bare, [bare[0]], bare[0]
+        raiser = _raiser(text, at)
     elif found:
         at, words, handled = _chosen(text, found)
         like = _DIGITS.sub("#", words)
