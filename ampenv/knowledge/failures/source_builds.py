@@ -278,7 +278,10 @@ FAILURES = (
         mode="cann-env",
         component="AscendC",
         # an AscendC kernel project's CMakeLists, looking in the CANN package path it was given
-        patterns=(r"ascendc_kernel_cmake does not exist, please check whether the cann package",),
+        # (bitsandbytes' copy of the check: "does not exist ,please check whether the can package")
+        patterns=(
+            r"ascendc_kernel_cmake does not exist ?, ?please check whether the cann? package",
+        ),
         codes=(),
         meaning="an AscendC kernel build found no CANN at the path it was given "
         "(ASCEND_CANN_PACKAGE_PATH, or the default /usr/local/Ascend/...): the folder is empty "
@@ -296,6 +299,11 @@ FAILURES = (
             Source(
                 "an AscendC kernel-bench project's PLATFORM_BUGS.md, PB-18 (the public file "
                 "index's id 60294315873)",
+                "report",
+            ),
+            Source(
+                "https://github.com/bitsandbytes-foundation/bitsandbytes/issues/1523 (its NPU "
+                "build pointed at the toolkit's aarch64-linux/tikcpp folder)",
                 "report",
             ),
         ),
