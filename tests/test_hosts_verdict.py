@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -183,3 +185,31 @@ def test_fd1_guard_is_gone_for_the_job(tmp_path):
     assert ran.returncode == 0, ran
     assert ran.stdout == "from the job\n"
     assert os.environ.get("AMPENV_TREE") is None
+
+
+def test_a_judge_that_outlives_its_limit_is_killed_before_it_acts(tmp_path):
+    # the child once survived its kill (it leads no process group): a certify TERMed while
+    # training went on to judge "not certified" and removed a good certificate
+    from ampenv.integrations.guard import in_child
+
+    acted = tmp_path / "acted"
+
+    def slow() -> int:
+        time.sleep(20)
+        acted.write_text("the child went on")
+        return 0
+
+    answer, why = in_child(slow, timeout=0.5)
+    assert answer is None and why == "the check run did not end within 0.5 s"
+    assert not acted.exists()
+
+
+def test_doctor_into_a_closed_pipe_ends_as_a_pipeline_expects(tmp_path):
+    env = _plugins(tmp_path, noisy=WRITES_FD1)
+    ran = subprocess.run(
+        f'{sys.executable} -m ampenv doctor -p quick -v | head -c 1; echo "rc=${{PIPESTATUS[0]}}"',
+        shell=True, env=env, capture_output=True, text=True, timeout=60,
+        executable="/bin/bash",
+    )  # fmt: skip
+    assert "could not judge" not in ran.stderr
+    assert ran.stdout.endswith("rc=141\n")  # 128 + SIGPIPE, as any program killed by it

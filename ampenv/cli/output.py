@@ -3,6 +3,7 @@ terminal or a pipe) or to --output, colour and width by the terminal's conventio
 Prometheus textfile, and the one-line usage error."""
 
 import os
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -99,7 +100,7 @@ def watched(opts: Options, body: Callable[[], None]) -> None:
     from here: a plugin's ``os._exit``, a crash, or a check stuck in C code past the run's
     time (:func:`hard_limit`) reads "could not judge" (exit 3), never a silent 0. The child
     prints the live report itself, on the same terminal."""
-    from ampenv.integrations.guard import in_child
+    from ampenv.integrations.guard import READER_GONE, in_child
 
     def work() -> int:
         try:
@@ -109,6 +110,8 @@ def watched(opts: Options, body: Callable[[], None]) -> None:
         return 0
 
     code, why = in_child(work, hard_limit(opts))
+    if why == READER_GONE:  # `doctor | head -1`: ends as a shell's pipeline expects
+        raise typer.Exit(128 + signal.SIGPIPE)
     if code is None:
         die(f"could not judge: {why}", EXIT_UNKNOWN)
     raise typer.Exit(code)

@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import select
+import signal
 import sys
 import time
 import traceback
@@ -22,6 +23,9 @@ from typing import Any, Callable, Optional
 from ampenv.probe import proc
 
 MAX_ANSWER_BYTES = 16 << 20  # an environment and a brief report
+# Why there is no verdict when the child died of SIGPIPE: what read its output went away
+# (`doctor | head -1`), which is no failure of the node; the caller ends as that child did
+READER_GONE = "the reader of its output went away"
 # How often the parent looks whether the child has ended while its pipe stays open: a process
 # the child left behind (a plugin's fork) holds the pipe's end, and EOF would wait for it
 _POLL_S = 0.1
@@ -44,6 +48,8 @@ def _child(work: Callable[[], Any], w: int) -> None:
         while view:
             view = view[os.write(w, view) :]
         code = 0
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C or SIGTERM: the parent says what ended it
+        pass
     except BaseException:
         with contextlib.suppress(Exception):
             traceback.print_exc()
@@ -106,6 +112,8 @@ def in_child(work: Callable[[], Any], timeout: Optional[float] = None) -> tuple[
     if why:
         return None, why
     code = os.waitstatus_to_exitcode(status)
+    if code == -signal.SIGPIPE:
+        return None, READER_GONE
     if code < 0:
         return None, f"the check run was killed by signal {-code} before its verdict"
     if not chunks:

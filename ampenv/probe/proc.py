@@ -224,6 +224,10 @@ def kill_tree(pid: int, recorded=(), tag: Optional[str] = None) -> None:
         descendants = psutil.Process(pid).children(recursive=True)
     except psutil.Error:
         descendants = []
+    # the process itself first, whether or not it leads its group (a forked judge does not):
+    # killed after its workers, it would go on and act on their deaths
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     known = {p.pid for p in descendants}
