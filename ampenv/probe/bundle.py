@@ -6,6 +6,7 @@ within limits: a bundle may come from anyone.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -36,9 +37,6 @@ MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 64 << 20
 MAX_TOTAL_BYTES = 512 << 20
 MAX_BUNDLE_BYTES = 256 << 20  # compressed; collect writes a few hundred KiB
-# A GNU long name or a pax record: tarfile reads its body whole before any member is seen, so
-# the member limits never apply to it (zeros compress 1000:1: a 1 MiB bundle asked for 1 GB)
-MAX_HEADER_BYTES = 64 << 10
 _BLOCK = 512
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -85,45 +83,48 @@ def _unpack(tar: tarfile.TarFile, dest: Path) -> None:
             out.write(data)
 
 
-def _check_headers(stream: IO[bytes]) -> None:
-    """Walk the tar's headers before tarfile does, reading what lies between them in bounded
-    chunks: a long name or pax header larger than MAX_HEADER_BYTES, or more than
-    MAX_TOTAL_BYTES of members, is refused. A header tarfile itself would reject ends the walk:
-    tarfile says why."""
-    total = 0
-    while True:
-        block = stream.read(_BLOCK)
-        if len(block) < _BLOCK or not block.strip(b"\0"):
-            return
-        try:
-            size = tarfile.nti(block[124:136])
-        except tarfile.TarError:
-            return
-        if block[156:157] in (b"L", b"K", b"x", b"g") and size > MAX_HEADER_BYTES:
-            raise BundleError(f"a tar header of {size} bytes (a long name or pax record); refused")
-        total += size
-        if size < 0 or total > MAX_TOTAL_BYTES:
+class _Bounded:
+    """The tar stream as tarfile reads it (``r:``: it seeks to each header), within the
+    limits: tarfile reads a GNU long name or a pax record whole, before any member limit
+    applies (zeros compress 1000:1: a 1 MiB bundle once asked for 1 GB), so no single read may
+    be larger than a member may be, and no read or seek may go past what all members may
+    take."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+
+    @staticmethod
+    def _within(at: int) -> int:
+        if at > MAX_TOTAL_BYTES + MAX_MEMBER_BYTES:
             raise BundleError("its members exceed the size limits; refused")
-        left = -(-size // _BLOCK) * _BLOCK
-        while left:
-            chunk = stream.read(min(left, 1 << 20))
-            if not chunk:
-                return
-            left -= len(chunk)
+        return at
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or size > MAX_MEMBER_BYTES + _BLOCK:
+            raise BundleError(f"a tar record of {size} bytes; refused")
+        data = self._stream.read(size)
+        self._within(self._stream.tell())
+        return data
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self._within(self._stream.seek(offset, whence))
+
+    def tell(self) -> int:
+        return self._stream.tell()
 
 
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-def _mode(head: bytes) -> str:
-    """The tarfile mode for a bundle's first bytes: a gzip stream (what collect writes) or a
-    plain tar. Nothing else is tried: ``r:*`` would try xz first, which reads a file of zeros
-    as stream padding for as long as it lasts (2 GB: minutes)."""
+def _gzipped(head: bytes) -> bool:
+    """Whether a bundle's first bytes are a gzip stream (what collect writes) or a plain tar.
+    Nothing else is tried: ``r:*`` would try xz first, which reads a file of zeros as stream
+    padding for as long as it lasts (2 GB: minutes)."""
     if head[:2] == GZIP_MAGIC:
-        return "r:gz"
+        return True
     if len(head) >= 262 and head[257:262] == b"ustar":
-        return "r:"
+        return False
     raise BundleError("cannot be unpacked: neither a gzip stream nor a tar file")
 
 
@@ -138,15 +139,11 @@ def extract(bundle: Path, dest: Path) -> None:
                     f"is {size >> 20} MiB, more than a bundle's {MAX_BUNDLE_BYTES >> 20} MiB; "
                     "refused"
                 )
-            mode = _mode(raw.read(_BLOCK))
+            gzipped = _gzipped(raw.read(_BLOCK))
             raw.seek(0)
-            if mode == "r:gz":
-                with gzip.GzipFile(fileobj=raw) as unzipped:
-                    _check_headers(unzipped)
-            else:
-                _check_headers(raw)
-            raw.seek(0)
-            with tarfile.open(fileobj=raw, mode=mode) as tar:  # type: ignore[call-overload]
+            with contextlib.ExitStack() as stack:
+                stream = stack.enter_context(gzip.GzipFile(fileobj=raw)) if gzipped else raw
+                tar = stack.enter_context(tarfile.open(fileobj=_Bounded(stream), mode="r:"))  # type: ignore[call-overload]
                 _unpack(tar, dest)
     except BundleError as exc:
         raise BundleError(f"{bundle}: {exc}") from None
