@@ -380,3 +380,13 @@ def test_a_log_folder_holding_caches_removes_only_its_logs(node: Path) -> None:
     # the compile cache's entry goes by its own rule (built by another CANN), not as a log
     assert by_name["k"].place != by_name["plain.log"].place
     assert "CANN" in by_name["k"].reason
+
+
+def test_a_cache_named_through_a_link_in_a_log_folder_is_no_log(node: Path) -> None:
+    # the cache place is refused (a link is not followed), and its folder is not a log either
+    work = plant_files(node, "/work", {"plain.log": b"l", "real_ext/op/op.so": b"so"}, days=40)
+    (work / "ext_link").symlink_to("real_ext")
+    env = {"ASCEND_PROCESS_LOG_PATH": "/work", "TORCHINDUCTOR_CACHE_DIR": "/work/ext_link"}
+    result = clean.clean(_probe(node, **env), {"stale_after_days": 7}, dry_run=False, logs=True)
+    assert [i.path.name for i in result.removed] == ["plain.log"]
+    assert (work / "real_ext/op/op.so").exists() and (work / "ext_link").is_symlink()

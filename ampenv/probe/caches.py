@@ -319,14 +319,17 @@ def _measure(path: Path, dev: int, budget: _Budget, mounts: set[str]) -> Entry:
 
 def _log_files(root: Path, dev: int, mounts: set[str], others: list[str]) -> list[Path]:
     """Every file (and link) below a log root, on the root's filesystem and mount, outside the
-    other places below it (a cache in the log folder is judged by its own rule, there)."""
+    other places below it (``others``: their paths and real paths; a cache in the log folder
+    is judged by its own rule there, or left alone where it was refused)."""
+
+    def theirs(path: str) -> bool:
+        return any(saferm.within(path, o) for o in others)
+
     files = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         try:
             real = os.path.realpath(dirpath)
-            inner = dirpath != str(root) and (
-                real in mounts or any(saferm.within(real, o) for o in others)
-            )
+            inner = dirpath != str(root) and (real in mounts or theirs(real) or theirs(dirpath))
             if os.lstat(dirpath).st_dev != dev or inner:
                 dirnames.clear()
                 continue
@@ -334,7 +337,11 @@ def _log_files(root: Path, dev: int, mounts: set[str], others: list[str]) -> lis
             continue
         links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
         dirnames[:] = [d for d in dirnames if d not in links]
-        files += [Path(dirpath, n) for n in (*filenames, *links) if _removable(dirpath, n)]
+        files += [
+            Path(dirpath, n)
+            for n in (*filenames, *links)
+            if _removable(dirpath, n) and not theirs(os.path.join(dirpath, n))
+        ]
     return files
 
 
@@ -348,7 +355,9 @@ def _removable(folder: Union[str, Path], name: str) -> bool:
     return stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)
 
 
-def _scan_place(place: Place, others: list[str], budget: _Budget, mounts: set[str]) -> None:
+def _scan_place(
+    place: Place, others: list[str], budget: _Budget, mounts: set[str], known: list[str]
+) -> None:
     try:
         st = os.lstat(place.path)
     except OSError:
@@ -360,7 +369,7 @@ def _scan_place(place: Place, others: list[str], budget: _Budget, mounts: set[st
     if place.kind == "compile":
         place.marker = read_marker(place.path)
     if place.kind == "log":
-        units = _log_files(place.path, st.st_dev, mounts, others)
+        units = _log_files(place.path, st.st_dev, mounts, known)
     else:
         try:
             names = sorted(os.listdir(place.path))
@@ -411,13 +420,17 @@ def inventory(
     toolkit = installed_toolkit(probe)
     timer = _Budget(budget)
     accepted = [os.path.realpath(p.path) for p in places if not p.refused]
+    # every place's path and real path, refused ones too (a cache named through a link)
+    named = {f(p.path) for p in places for f in (os.path.normpath, os.path.realpath)}
     mounts = saferm.mount_points() if not probe.offline else set()
     for place in places:
         if place.refused or probe.offline:
             continue
         mine = os.path.realpath(place.path)
         others = [o for o in accepted if o != mine and saferm.within(o, mine)]
-        _scan_place(place, others, timer, mounts)
+        own = {mine, os.path.normpath(place.path)}
+        known = [o for o in named if o not in own and any(saferm.within(o, m) for m in own)]
+        _scan_place(place, others, timer, mounts, known)
         # an entry the scan did not finish, or one that holds another place, is never judged
         for entry in place.entries:
             if entry.complete and not entry.holds_root:
