@@ -464,9 +464,40 @@ def test_counters_names_and_success_codes_are_not_errors(line: str) -> None:
     assert [h.id for h in scan_lines([line], "t") if h.failure.family] == []
 
 
-def test_a_code_a_word_follows_is_still_a_code() -> None:
-    (hit,) = scan_lines(["aclrtSynchronizeStream failed : 507035 at file stream.cpp"], "t")
-    assert hit.id == "vector-core-fault"
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("aclrtSynchronizeStream failed : 507035 at file stream.cpp", "vector-core-fault"),
+        ("aclrtMemcpy failed, ret=507035 Task execute failed", "vector-core-fault"),
+        ("HcclAllReduce failed. ret = 4 with rank 3", "hccl-result-4"),
+        ("HCCL function error: HcclAllreduce(x), error code is 7 ERR02200 DIST", "hccl-result-7"),
+    ],
+)
+def test_a_code_a_word_follows_is_still_a_code(line: str, expected: str) -> None:
+    # a count's noun is written in lower case and is one of a few ("Task" is the next words')
+    assert expected in [h.id for h in scan_lines([line], "t")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # torchvision's warning: its image extension is optional, the run goes on
+        (
+            "/x/torchvision/io/image.py:13: UserWarning: Failed to load image Python extension: "
+            "'libc10.so: cannot open shared object file: No such file or directory'",
+            [],
+        ),
+        ("ImportError: libc10.so: cannot open shared object file", ["torch-libs-not-loaded"]),
+        # a modifier no GCC knows is a typo, not an old GCC
+        ("cc1: error: invalid feature modifier 'bf61' in '-march=armv8.2-a+bf61'", []),
+        (
+            "OSError: /x/site-packages/torchvision/_C.so: undefined symbol: torch_library_impl",
+            ["extension-torch-undefined-symbol"],
+        ),
+    ],
+)
+def test_the_torch_library_and_gcc_readings_keep_to_their_causes(line: str, expected) -> None:
+    assert [h.id for h in scan_lines([line], "t")] == expected
 
 
 def test_a_weak_code_context_counts_on_an_error_line() -> None:

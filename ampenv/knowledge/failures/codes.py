@@ -339,9 +339,8 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             r"(?:HCCL function error ?:[^\n]{0,400}?error code is:? ?"
             r"|^\s{0,8}[Hh]ccl\w{1,60}\([^\n]{0,400}?\), error code is:? ?"
             r"|hccl interface return err [^\n]{0,200}?retcode: ?"
-            r"|\bHccl[A-Z]\w{1,60} failed(?:: ?|[.,] ?ret ?[=:] ?))(?P<code>\d{1,4})"
-            # a whole number no word follows ("failed: 3 ranks missing" is a count)
-            r"(?![\d.]|[ \t]{0,3}[A-Za-z])",
+            r"|\bHccl[A-Z]\w{1,60} failed(?:: ?|[.,] ?ret ?[=:] ?))(?P<code>\d{1,4})(?!\.)"
+            + CODE_END,
             "an HcclResult that torch_npu, HCCL Test or a caller's check reports for an HCCL call",
             "hccl",
             ("error", "err", "fail"),

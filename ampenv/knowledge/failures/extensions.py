@@ -19,8 +19,8 @@ FAILURES = (
             r"\w{0,400}",
             # torchaudio's and torchvision's own libraries, whatever symbol (torch's stable C
             # ABI's torch_library_impl is no C++ name)
-            r"\b(?:lib)?_?torch(?:audio|vision)\w{0,40}(?:\.abi3|\.cpython[\w-]{0,40})?\.so: "
-            r"undefined symbol: \w{1,400}",
+            r"(?:\btorch(?:audio|vision)/[\w/.-]{0,200}?|\b(?:lib)?_?torch(?:audio|vision)\w{0,40})"
+            r"(?:\.abi3|\.cpython[\w-]{0,40})?\.so: undefined symbol: \w{1,400}",
         ),
         codes=(),
         meaning="a C++ extension (a custom-op library such as vllm_ascend_C, mmcv's _ext, a "

@@ -54,10 +54,16 @@ def _cann_imports(m: re.Match[str]) -> bool:
     return CANN_LINE.search(line) is not None or CANN_FRAME.search(frame) is not None
 
 
+# a Python warning: the program went on (torchvision's "UserWarning: Failed to load image
+# Python extension: 'libc10.so: cannot open ...'", an optional extension it does without)
+_WARNING = re.compile(r"\w{0,40}Warning: ")
+
+
 def _python_loads(m: re.Match[str]) -> bool:
     # torch's libraries are loaded by `import torch`; a program's "error while loading shared
     # libraries" is its own loader path's (MindIE's daemon: its set_env.sh, nnal-not-sourced)
-    return "while loading shared libraries" not in m.string
+    line = m.string[m.string.rfind("\n", 0, m.start()) + 1 : m.start()]
+    return "while loading shared libraries" not in m.string and not _WARNING.search(line)
 
 
 # Each package: its entry, and what the line must also show for the name to be its (None:

@@ -64,11 +64,13 @@ CODE_CONTEXT = (
 # A number a unit or a counted noun follows is a count, not a code: "import failed: 100000 rows
 # rejected", "failed. ERROR: 200000 records skipped", "upload failed: 507035 bytes left". No code
 # of the corpus is followed by a word but "at" ("failed : 507033 at file ...") or a code's title.
+# (in lower case, as a count's noun is written: "Task execute failed" after a code is no count)
 _COUNT = (
-    r"\s?(?:rows?|records?|bytes?|[kmgt]i?b|items?|samples?|files?|lines?|entries|entry|tokens?"
-    r"|steps?|iterations?|times|seconds?|secs?|ms|elements?|param(?:eter)?s|images?|words?"
-    r"|char(?:acter)?s|messages?|requests?|packets?|blocks?|pages?|objects?|keys?|tasks?|jobs?"
-    r"|errors|warnings|tests|cases)\b"
+    r"\s?(?-i:rows?|records?|bytes?|[kKmMgGtT]i?B|items?|samples?|files?|lines?|entries|entry"
+    r"|tokens?|steps?|iterations?|times|seconds?|secs?|ms|elements?|param(?:eter)?s|images?"
+    r"|words?|char(?:acter)?s|messages?|requests?|packets?|blocks?|pages?|objects?|keys?|tasks?"
+    r"|jobs?|errors|warnings|tests|cases|ranks?|nodes?|devices?|cards?|processes|workers?"
+    r"|threads?|retries|attempts?)\b"
 )
 # Where a numeric code ends: no digit and no count after it.
 CODE_END = rf"(?!\d)(?!{_COUNT})"
