@@ -247,6 +247,11 @@ def test_a_word_that_is_not_one_of_the_choices_is_refused(tmp_path, table, key):
     [
         ('[cache]\nroots = ["/data/\\u0000x"]\n', "cache.roots"),
         ('[hook]\nlock_file = "/run/a\\u0000.lock"\n', "hook.lock_file"),
+        ('[env]\nHCCL_IF_IP = "10.0.0.1\\u0000"\n', "env.HCCL_IF_IP"),
+        (
+            '[env.ASCEND_RT_VISIBLE_DEVICES]\none_of = ["0", "1\\u0000"]\n',
+            "env.ASCEND_RT_VISIBLE_DEVICES",
+        ),
     ],
 )
 def test_a_nul_in_a_string_setting_is_refused_with_its_key(tmp_path, table, key):

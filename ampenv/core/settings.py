@@ -44,6 +44,14 @@ class ConfigError(Exception):
         super().__init__(f"{where}: {message}")
 
 
+def refuse_nul(values: Any, path: str, key: str) -> None:
+    """No path, name, command or environment value the OS takes can hold a NUL (os calls raise
+    ValueError on one): refused where the config is read, with its key."""
+    for value in values if isinstance(values, list) else [values]:
+        if isinstance(value, str) and "\0" in value:
+            raise ConfigError(path, key, "holds a NUL character; refused")
+
+
 def _type_ok(value: Any, expected: type) -> bool:
     if expected is float:
         return number(value)
@@ -91,10 +99,7 @@ def validate_settings(
             raise ConfigError(
                 path, f"{prefix}.{key}", f"must be a list of {item.__name__}, holds {bad!r}"
             )
-        strings = value if isinstance(value, list) else [value]
-        if any(isinstance(v, str) and "\0" in v for v in strings):
-            # no path, name or command the OS takes can hold one (os calls raise ValueError)
-            raise ConfigError(path, f"{prefix}.{key}", "holds a NUL character; refused")
+        refuse_nul(value, path, f"{prefix}.{key}")
         problem = out_of_range(value, schema[key])
         if problem:
             raise ConfigError(path, f"{prefix}.{key}", problem)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ampenv.core.model import Finding, Status
-from ampenv.core.settings import ConfigError
+from ampenv.core.settings import ConfigError, refuse_nul
 from ampenv.knowledge import envrules
 from ampenv.knowledge.envrules import number_text
 from ampenv.util.redact import looks_secret, redact
@@ -142,6 +142,7 @@ def _scalar(name: str, key: str, value: Any, path: str) -> str:
             f"env.{name}",
             f'{key} must be a string or a number, got {value!r} (quote it: "1", "true")',
         )
+    refuse_nul(value, path, f"env.{name}")
     return number_text(value) if isinstance(value, (int, float)) else value
 
 
