@@ -86,6 +86,32 @@ def test_a_slow_node_s_own_older_certificates_do_not_vote_it_healthy(tmp_path):
     assert "OUTLIER: 1 of 4 node(s)" in text and "older certificates, not judged:" in text
 
 
+@pytest.mark.parametrize("name", ["NODE-D", "node-d.cluster.local", "node-d\u200b", "ｎode-d "])
+def test_a_node_s_name_written_another_way_is_the_same_node(tmp_path, name):
+    certs = write_certs(tmp_path / "certs", FOUR)
+    for i in range(3):  # its copies under another spelling of its name, each a day older
+        old = make_cert(name, 5.0)
+        old["issued_at"] = f"2026-12-0{i + 1}T09:00:00Z"
+        old["digest"] = cert_mod.digest(old)
+        (certs / f"copy-{i}.json").write_text(json.dumps(old))
+    result = fleet.read([str(certs)])
+    assert result.exit_code == 1 and [n.host for n in result.outliers] == ["node-d"]
+    assert sum(n.status == "superseded" for n in result.nodes) == 3
+
+
+def test_a_certificate_issued_in_the_future_is_not_read(tmp_path):
+    certs = write_certs(tmp_path / "certs", FOUR)
+    ahead = make_cert("node-d", 10.0)
+    ahead["issued_at"], ahead["expires_at"] = "2999-01-01T00:00:00Z", "2999-01-08T00:00:00Z"
+    ahead["digest"] = cert_mod.digest(ahead)
+    (certs / "node-d-ahead.json").write_text(json.dumps(ahead))
+    result = fleet.read([str(certs)])
+    judged = {n.path.rsplit("/", 1)[1]: n for n in result.nodes}
+    assert judged["node-d-ahead.json"].status == "invalid"
+    assert "issued in the future" in judged["node-d-ahead.json"].reason
+    assert judged["node-d.json"].status == "outlier" and result.exit_code == 1
+
+
 def test_a_node_a_few_percent_off_in_a_tight_group_is_not_flagged(tmp_path):
     rates = {"a": 10.0, "b": 10.0, "c": 10.0, "d": 9.3}  # MAD 0: the 10% gap decides
     result = fleet.read([str(write_certs(tmp_path, rates))])

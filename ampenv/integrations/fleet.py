@@ -34,6 +34,8 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import time
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -44,6 +46,8 @@ from ampenv.util.formats import parse_utc
 
 SCHEMA = "ampenv.fleet/1"
 BASELINE_SCHEMA = "ampenv.fleet-baseline/1"
+# How far a certificate's issue time may run ahead of this clock (nodes' clocks differ a little)
+CLOCK_SKEW_S = 300.0
 MAD_SIGMA = 1.4826  # MAD x this estimates the standard deviation of a normal sample
 KEY_FIELDS = (
     "backend",
@@ -192,6 +196,10 @@ def read_node(path: Path) -> Node:
     except cert_mod.CertificateError as exc:
         return Node(host="?", path=str(path), status="invalid", reason=str(exc))
     host = body["node"]
+    if parse_utc(body["issued_at"]).timestamp() > time.time() + CLOCK_SKEW_S:
+        # judged as the node's newest, it would set every real later one aside
+        why = f"issued in the future ({body['issued_at']}): a clock ahead, or a forged date"
+        return Node(host, str(path), "invalid", reason=why)
     smoke = body.get("smoke")
     if not smoke:
         return Node(host, str(path), "invalid", reason="no smoke training in this certificate")
@@ -235,22 +243,31 @@ def _limit(rates: list[float], rule: Rule) -> tuple[float, float]:
     return median, median - max(rule.mad_k * MAD_SIGMA * mad, rule.min_gap * median)
 
 
+def node_key(host: str) -> str:
+    """One node however its name is written: case, a domain, spaces and invisible or
+    full-width characters do not make another node ("NODE-D", "node-d.cluster.local")."""
+    folded = unicodedata.normalize("NFKC", host).casefold()
+    visible = "".join(c for c in folded if unicodedata.category(c) not in ("Cf", "Zs", "Cc"))
+    return visible.split(".", 1)[0]
+
+
 def _supersede(nodes: list[Node]) -> None:
     """One vote per node: of several certificates of one node (yesterday's, a copy, a second
-    folder), the newest is judged and the others are set aside, so that a slow node's own
-    copies never make the median it is measured against."""
+    folder, its name written another way), the newest is judged (of equal ones, the first
+    path) and the others are set aside, so that a slow node's own copies never make the
+    median it is measured against."""
     newest: dict[str, Node] = {}
-    for n in nodes:
+    for n in sorted(nodes, key=lambda n: n.path):
         if n.status == "invalid":
             continue
-        kept = newest.get(n.host)
+        kept = newest.get(node_key(n.host))
         if kept is None or parse_utc(n.issued_at) > parse_utc(kept.issued_at):
-            newest[n.host] = n
+            newest[node_key(n.host)] = n
     for n in nodes:
-        kept = newest.get(n.host)
+        kept = newest.get(node_key(n.host))
         if n.status != "invalid" and kept is not None and kept is not n:
             n.status = "superseded"
-            n.reason = f"an older certificate of {n.host}: the newest, {kept.path}, is judged"
+            n.reason = f"another certificate of {kept.host}, no newer than {kept.path}, is judged"
 
 
 def judge(nodes: list[Node], rule: Rule = Rule()) -> Fleet:
