@@ -390,3 +390,25 @@ def test_a_cache_named_through_a_link_in_a_log_folder_is_no_log(node: Path) -> N
     result = clean.clean(_probe(node, **env), {"stale_after_days": 7}, dry_run=False, logs=True)
     assert [i.path.name for i in result.removed] == ["plain.log"]
     assert (work / "real_ext/op/op.so").exists() and (work / "ext_link").is_symlink()
+
+
+def test_a_cache_named_through_an_absolute_link_of_the_sysroot_is_no_log(node: Path) -> None:
+    # the link means the node's /logs/ext, the sysroot's folder, not the host's
+    logs = plant_files(node, "/logs", {"plain.log": b"l", "ext/keep.so": b"so"}, days=40)
+    (at(node, "/c2")).symlink_to("/logs/ext")
+    env = {"ASCEND_PROCESS_LOG_PATH": "/logs", "TORCH_EXTENSIONS_DIR": "/c2"}
+    result = clean.clean(_probe(node, **env), {"stale_after_days": 7}, dry_run=False, logs=True)
+    assert [i.path.name for i in result.removed] == ["plain.log"]
+    assert (logs / "ext/keep.so").exists()
+
+
+def test_a_refused_place_named_inside_a_cache_root_keeps_its_link(node: Path, tmp_path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.bin").write_text("k")
+    cache = plant_files(node, "/data/shared/cache", {"stale/x.bin": b"x"}, days=40)
+    (cache / "air").symlink_to(outside)
+    env = {"TORCHAIR_CACHE_HOME": "/data/shared/cache/air"}
+    result = clean.clean(_probe(node, **env), ROOTS_CFG, dry_run=False, everything=True)
+    assert [i.path.name for i in result.removed] == ["stale"]
+    assert (cache / "air").is_symlink() and (outside / "keep.bin").exists()

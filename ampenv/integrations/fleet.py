@@ -244,11 +244,11 @@ def _limit(rates: list[float], rule: Rule) -> tuple[float, float]:
 
 
 def node_key(host: str) -> str:
-    """One node however its name is written: case, a domain, spaces and invisible or
-    full-width characters do not make another node ("NODE-D", "node-d.cluster.local")."""
+    """One node however its name is written: case, spaces and invisible or full-width
+    characters do not make another node ("NODE-D", "node-d\u200b"). Its domain does: nodes
+    named by address (192.168.0.11, .12) or by rack (gpu01.rack1, gpu01.rack2) are others."""
     folded = unicodedata.normalize("NFKC", host).casefold()
-    visible = "".join(c for c in folded if unicodedata.category(c) not in ("Cf", "Zs", "Cc"))
-    return visible.split(".", 1)[0]
+    return "".join(c for c in folded if unicodedata.category(c) not in ("Cf", "Zs", "Cc"))
 
 
 def _supersede(nodes: list[Node]) -> None:

@@ -322,8 +322,8 @@ def _log_files(root: Path, dev: int, mounts: set[str], others: list[str]) -> lis
     other places below it (``others``: their paths and real paths; a cache in the log folder
     is judged by its own rule there, or left alone where it was refused)."""
 
-    def theirs(path: str) -> bool:
-        return any(saferm.within(path, o) for o in others)
+    def theirs(path: str) -> bool:  # in another place, or a place named through it (a link)
+        return any(saferm.within(path, o) or saferm.within(o, path) for o in others)
 
     files = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -380,6 +380,8 @@ def _scan_place(
         ]
     for unit in units:
         inner = next((o for o in others if saferm.within(o, os.path.realpath(unit))), None)
+        # a place named through it, refused ones too (a link that is another place's name)
+        inner = inner or next((o for o in known if saferm.within(o, os.path.normpath(unit))), None)
         if inner:
             place.entries.append(Entry(unit, holds_root=inner))
         elif budget.spent:
@@ -405,6 +407,13 @@ class Inventory:
         return max((p.marker.cleaned_at for p in self.places if p.marker), default=None)
 
 
+def _reached(probe: Probe, place: Place) -> set[str]:
+    """The ways a place's folder is reached: as named, through the host's links, and through
+    the sysroot's (an absolute link inside it leads to the sysroot's folder)."""
+    inside = probe.path(cann.resolve(probe, place.root))
+    return {os.path.normpath(place.path), os.path.realpath(place.path), os.path.normpath(inside)}
+
+
 def inventory(
     probe: Probe,
     cfg: dict[str, Any],
@@ -420,8 +429,8 @@ def inventory(
     toolkit = installed_toolkit(probe)
     timer = _Budget(budget)
     accepted = [os.path.realpath(p.path) for p in places if not p.refused]
-    # every place's path and real path, refused ones too (a cache named through a link)
-    named = {f(p.path) for p in places for f in (os.path.normpath, os.path.realpath)}
+    # every place's folder, refused ones too (a cache named through a link), however reached
+    named = set().union(*(_reached(probe, p) for p in places))
     mounts = saferm.mount_points() if not probe.offline else set()
     for place in places:
         if place.refused or probe.offline:
