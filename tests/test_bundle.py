@@ -261,15 +261,22 @@ def test_size_limits(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "kind",
-    [tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE, tarfile.SOLARIS_XHDTYPE],
+    [
+        tarfile.GNUTYPE_LONGNAME,
+        tarfile.GNUTYPE_LONGLINK,
+        tarfile.XHDTYPE,
+        tarfile.XGLTYPE,
+        tarfile.SOLARIS_XHDTYPE,
+        tarfile.GNUTYPE_SPARSE,
+    ],
 )
 def test_a_record_larger_than_a_member_may_be_is_refused_before_it_is_read(
     tmp_path, monkeypatch, kind
 ):
-    # tarfile reads a long name's or a pax record's body whole before any member limit applies
-    # (the red team's 1 MiB bundle took 1 GB); the bound is on tarfile's own reads (a walk of
-    # the headers beside it was led astray by what tarfile reads otherwise: Solaris' X, a
-    # pax size record, a folder's size field)
+    # tarfile reads and expands these before any member limit applies (a 1 MiB bundle took
+    # 1 GB, a 64 MiB GNU sparse map in a pax record 3 GB): each is refused by its header, and
+    # tarfile's own reads are bounded besides (a walk of the headers beside tarfile was led
+    # astray by what tarfile reads otherwise: Solaris' X, a pax size record, a folder's size)
     monkeypatch.setattr(bundle_mod, "MAX_MEMBER_BYTES", 1 << 20)
     header = tarfile.TarInfo("././@LongLink")
     header.type, header.size = kind, 8 << 20

@@ -83,6 +83,25 @@ def _unpack(tar: tarfile.TarFile, dest: Path) -> None:
             out.write(data)
 
 
+# What tarfile expands beyond its bytes, read before any member: a long name, a pax record (a
+# GNU sparse map in one: 64 MiB of it once took 3 GB), an old GNU sparse member's extension
+# blocks; collect writes short names and no sparse member
+MAX_RECORD_BYTES = 64 << 10
+_RECORDS = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK, tarfile.XHDTYPE)
+_RECORDS += (tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+
+
+class _Checked(tarfile.TarInfo):
+    """A header, refused before tarfile acts on it where it would expand."""
+
+    def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+        if self.type in _RECORDS and self.size > MAX_RECORD_BYTES:
+            raise BundleError(f"a tar record of {self.size} bytes; refused")
+        if self.type == tarfile.GNUTYPE_SPARSE:
+            raise BundleError(f"bundle member {self.name!r} is a sparse file; refused")
+        return super()._proc_member(tarfile_)  # type: ignore[misc]
+
+
 class _Bounded:
     """The tar stream as tarfile reads it (``r:``: it seeks to each header), within the
     limits: tarfile reads a GNU long name or a pax record whole, before any member limit
@@ -143,7 +162,8 @@ def extract(bundle: Path, dest: Path) -> None:
             raw.seek(0)
             with contextlib.ExitStack() as stack:
                 stream = stack.enter_context(gzip.GzipFile(fileobj=raw)) if gzipped else raw
-                tar = stack.enter_context(tarfile.open(fileobj=_Bounded(stream), mode="r:"))  # type: ignore[call-overload]
+                bound = _Bounded(stream)
+                tar = stack.enter_context(tarfile.open(fileobj=bound, mode="r:", tarinfo=_Checked))  # type: ignore[call-overload]
                 _unpack(tar, dest)
     except BundleError as exc:
         raise BundleError(f"{bundle}: {exc}") from None
