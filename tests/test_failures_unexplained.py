@@ -543,3 +543,38 @@ def test_an_exception_raised_without_words_is_told_with_the_line_that_raised_it(
     headless = text.split("Traceback (most recent call last):\n", 1)[1]
     told = _end(headless)
     assert told is not None and told.line == end.line
+
+
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        # frames without their source (a .pyc's): no line to tell, the next frame is no source
+        (TRACE.format(pkg="a") + '  File "/opt/c.py", line 5, in verify\nAssertionError\n', None),
+        # Ctrl-C while the assert was handled: the interrupt ended the run
+        (
+            TRACE.format(pkg="a") + '  File "a.py", line 3, in f\n    assert ok\nAssertionError\n'
+            "\nDuring handling of the above exception, another exception occurred:\n\n"
+            + TRACE.format(pkg="a")
+            + '  File "a.py", line 5, in f\n    time.sleep(10)\nKeyboardInterrupt\n',
+            "KeyboardInterrupt at `time.sleep(10)` (a.py, line 5)",
+        ),
+        # Python 3.11's carets between the source and the name
+        (
+            TRACE.format(pkg="a") + '  File "a.py", line 4, in <module>\n'
+            "    x = torch_npu.npu.synchronize()\n        ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+            "RuntimeError\n",
+            "RuntimeError at `x = torch_npu.npu.synchronize()` (a.py, line 4)",
+        ),
+        # a crash after a handled exception the run went on from ended it, not the exception
+        (
+            TRACE.format(pkg="a")
+            + '  File "a.py", line 3, in step\n    assert ok\nAssertionError\n'
+            + "epoch 3 step 10 loss 0.1\n" * 12
+            + "Fatal Python error: Segmentation fault\n\nSegmentation fault (core dumped)\n",
+            "Segmentation fault (core dumped)",
+        ),
+    ],
+)
+def test_the_exception_told_is_the_one_that_ended_the_run(text: str, told) -> None:
+    end = _end(text)
+    assert (end.line if end else None) == told

@@ -64,13 +64,13 @@ CODE_CONTEXT = (
 # A number a unit or a counted noun follows is a count, not a code: "import failed: 100000 rows
 # rejected", "failed. ERROR: 200000 records skipped", "upload failed: 507035 bytes left". No code
 # of the corpus is followed by a word but "at" ("failed : 507033 at file ...") or a code's title.
-# (in lower case, as a count's noun is written: "Task execute failed" after a code is no count)
+# (in lower case and plural, as a count's noun is written: "Task execute failed", "device 0 is
+# busy", "task 12 of stream 3" after a code are no count)
 _COUNT = (
-    r"\s?(?-i:rows?|records?|bytes?|[kKmMgGtT]i?B|items?|samples?|files?|lines?|entries|entry"
-    r"|tokens?|steps?|iterations?|times|seconds?|secs?|ms|elements?|param(?:eter)?s|images?"
-    r"|words?|char(?:acter)?s|messages?|requests?|packets?|blocks?|pages?|objects?|keys?|tasks?"
-    r"|jobs?|errors|warnings|tests|cases|ranks?|nodes?|devices?|cards?|processes|workers?"
-    r"|threads?|retries|attempts?)\b"
+    r"\s?(?-i:rows|records|bytes|[kKmMgGtT]i?B|items|samples|files|lines|entries|tokens|steps"
+    r"|iterations|times|seconds|secs|ms|elements|param(?:eter)?s|images|words|char(?:acter)?s"
+    r"|messages|requests|packets|blocks|pages|objects|keys|tasks|jobs|errors|warnings|tests"
+    r"|cases|ranks|nodes|devices|cards|processes|workers|threads|retries|attempts)\b"
 )
 # Where a numeric code ends: no digit and no count after it.
 CODE_END = rf"(?!\d)(?!{_COUNT})"

@@ -278,9 +278,11 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
 # An exception raised without a message: its name alone on the row below its last frame's
 # source line (a bare `assert` fails as "AssertionError" and nothing more)
 _BARE_RAISED = re.compile(
-    r'File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})[^\n]{0,200}\n'
-    r"(?P<source>[ \t]+\S[^\n]{0,400})\n"
-    r"[ \t]*(?P<name>[A-Za-z_][\w.]{0,120}(?:Error|Exception))[ \t]*\r?$",
+    r'^(?P<indent>[ \t]*)File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})[^\n]{0,200}\n'
+    # its source, indented below it (a frame without source, a .pyc's, has none)
+    r"(?P<source>(?P=indent)[ \t]+(?!File )\S[^\n]{0,400})\n"
+    r"(?:[ \t]*[~^]+[ \t]*\n)?"  # Python 3.11's carets under the call that raised
+    r"[ \t]*(?P<name>[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt))[ \t]*\r?$",
     re.M,
 )
 
@@ -371,6 +373,14 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
     bare = _bare(text)
     if bare is not None and found and found[-1][0] > bare[0]:
         bare = None  # an exception with words came after it
+    fatal = _fatal(text)
+    latest = max([cut[0] if cut else -1, bare[0] if bare else -1, *(f[0] for f in found[-1:])])
+    crash = _FATAL.search(text, latest + 1) if fatal is not None and latest >= 0 else None
+    if crash is not None and _row_ends(text[: text.rfind("\n", 0, crash.start()) + 1], latest):
+        # the run went on after its last exception, then crashed (a segfault): the crash ended
+        # it (right after the exception, "Aborted" is the exception's own end)
+        cut = bare = None
+        found = []
     raiser: Optional[str] = None
     asks: Optional[str] = None
     wrapper = False  # the last error is a launcher's report of a failed child: a run's end
@@ -397,7 +407,6 @@ def last_failure(data: bytes, first_line: int = 1) -> Optional[Unexplained]:
             words = (words if len(words) <= room else words[: room - 3] + "...") + while_
         last_error, wrapper = found[-1][0], found[-1][2]
     else:
-        fatal = _fatal(text)
         if fatal is None:
             return None
         at, words = fatal
