@@ -72,6 +72,7 @@ def in_child(work: Callable[[], Any], timeout: Optional[float] = None) -> tuple[
     os.close(w)
     end = None if timeout is None else time.monotonic() + timeout
     chunks: list[bytes] = []
+    size = 0
     why = ""
     status: Optional[int] = None  # the child's wait status, once reaped
     with _closing(r):
@@ -82,26 +83,25 @@ def in_child(work: Callable[[], Any], timeout: Optional[float] = None) -> tuple[
                     why = f"the check run did not end within {timeout:g} s"
                     break
                 ready, _, _ = select.select([r], [], [], min(_POLL_S, left or _POLL_S))
-                if ready:
-                    data = os.read(r, 1 << 16)
-                    if not data:
-                        break
-                    chunks.append(data)
-                else:
+                if not ready:
+                    if status is not None:
+                        break  # it ended, and the pipe holds nothing more
                     done, ended = os.waitpid(pid, os.WNOHANG)
-                    if done:  # all it wrote is in the pipe: read it without waiting for EOF
-                        status = ended
-                        os.set_blocking(r, False)
-                        with contextlib.suppress(BlockingIOError):
-                            while sum(map(len, chunks)) <= MAX_ANSWER_BYTES:
-                                data = os.read(r, 1 << 16)
-                                if not data:
-                                    break
-                                chunks.append(data)
-                        break
-                if sum(map(len, chunks)) > MAX_ANSWER_BYTES:
+                    if not done:
+                        continue
+                    # it ended: all it wrote is in the pipe, read without waiting for an EOF
+                    status = ended
+                    os.set_blocking(r, False)
+                data = b""
+                with contextlib.suppress(BlockingIOError):
+                    data = os.read(r, 1 << 16)
+                if not data:
+                    break
+                size += len(data)
+                if size > MAX_ANSWER_BYTES:
                     why = "the check run's answer was too large"
                     break
+                chunks.append(data)
         finally:
             if why or sys.exc_info()[0] is not None:
                 proc.kill_tree(pid)
