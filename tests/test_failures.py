@@ -930,7 +930,7 @@ def test_a_line_s_candidates_by_its_words_are_those_of_every_needed_text() -> No
     from ampenv.knowledge.failures.match import _Plan
 
     plan = _Plan.of(tuple(CATALOGUE))
-    needed = [r for f in CATALOGUE for _, _, r in f._tried if r]
+    needed = [r for f in CATALOGUE for _, _, r, _ in f._tried if r]
     lines = [f"{a}{r}{b}" for r in needed for a, b in (("x", "y"), ("9", "0"), ("", ""))]
     for entry in (*POSITIVE, *NEGATIVE):
         text = (LOGS / entry["file"]).read_bytes().decode("utf-8", "replace").lower()
@@ -941,7 +941,7 @@ def test_a_line_s_candidates_by_its_words_are_those_of_every_needed_text() -> No
             every = [
                 f
                 for f in CATALOGUE
-                if any((digits or not c) and (f.following or r in line) for _, c, r in f._tried)
+                if any((digits or not c) and (f.following or r in line) for _, c, r, _ in f._tried)
             ]
             assert plan.alive(line, digits) == every, line
 

@@ -103,7 +103,7 @@ class _Plan:
         needs = tuple(
             ("" if f.following else required, coded, i)
             for i, f in enumerate(entries)
-            for _, coded, required in f._tried
+            for _, coded, required, _ in f._tried
         )
         by_word: dict[str, list[tuple[str, bool, int]]] = {}
         always = []
