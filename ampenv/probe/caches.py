@@ -346,13 +346,11 @@ def _log_files(root: Path, dev: int, mounts: set[str], others: list[str]) -> lis
 
 
 def _removable(folder: Union[str, Path], name: str) -> bool:
-    """A cache's entry or a log is a regular file, a link or a folder: a FIFO, a socket or a
-    device node is a live program's, whatever its mtime (the remover refuses it too)."""
+    """Whether the remover would take ``name`` at all (saferm.removable_kind): listed only then."""
     try:
-        mode = os.lstat(os.path.join(folder, name)).st_mode
+        return saferm.removable_kind(os.lstat(os.path.join(folder, name)).st_mode)
     except OSError:
         return False
-    return stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)
 
 
 def _scan_place(

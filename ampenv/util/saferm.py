@@ -102,11 +102,18 @@ def mount_points() -> set[str]:
     return {_unescape(f[4]) for f in (line.split(" ") for line in lines) if len(f) > 4}
 
 
+def removable_kind(mode: int) -> bool:
+    """What a cache's entry or a log can be: a regular file, a link or a folder. A FIFO, a
+    socket or a device node is a live program's, whatever its mtime."""
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)
+
+
 def _removable(st: os.stat_result, shown: str) -> None:
-    """Refuse what no cache or log is: a FIFO, a socket, a device node."""
-    mode = st.st_mode
-    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode)):
-        raise RemovalRefused(errno.EPERM, f"{shown} is {kind(mode)}, no cache's or log's: kept")
+    """Refuse what no cache or log is (see removable_kind)."""
+    if not removable_kind(st.st_mode):
+        raise RemovalRefused(
+            errno.EPERM, f"{shown} is {kind(st.st_mode)}, no cache's or log's: kept"
+        )
 
 
 @dataclass
