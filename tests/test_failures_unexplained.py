@@ -565,6 +565,43 @@ def test_an_exception_raised_without_words_is_told_with_the_line_that_raised_it(
             "RuntimeError\n",
             "RuntimeError at `x = torch_npu.npu.synchronize()` (a.py, line 4)",
         ),
+        # Python 3.13 prints every row of the statement that raised (its own output)
+        (
+            TRACE.format(pkg="a") + '  File "/tmp/t.py", line 4, in f\n'
+            "    n % world\n    == 0\nAssertionError\n",
+            "AssertionError at `n % world == 0` (/tmp/t.py, line 4)",
+        ),
+        # a rank's prefix on every row (torchrun's --tee), carets and all
+        (
+            "[rank1]: Traceback (most recent call last):\n"
+            '[rank1]:   File "/tmp/t.py", line 2, in g\n[rank1]:     assert 1 == 2\n'
+            "[rank1]:            ^^^^^^\n[rank1]: AssertionError\n",
+            "AssertionError at `assert 1 == 2` (/tmp/t.py, line 2)",
+        ),
+        # an exception group (asyncio's TaskGroup, Python 3.13): its sub-exception is told,
+        # with words or without them
+        (
+            "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+            "  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n"
+            '    |   File "/tmp/t.py", line 3, in w\n    |     assert n % 2 == 0\n'
+            "    |            ^^^^^^^^^^\n    | AssertionError\n"
+            "    +------------------------------------\n",
+            "AssertionError at `assert n % 2 == 0` (/tmp/t.py, line 3)",
+        ),
+        (
+            "  | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+            "  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n"
+            '    |   File "/tmp/t.py", line 3, in w\n'
+            '    |     raise ValueError(f"shard {n} has no NPU")\n'
+            "    | ValueError: shard 1 has no NPU\n    +------------------------------------\n",
+            "ValueError: shard 1 has no NPU",
+        ),
+        # a group alone: it is what is told (its sub-exceptions cut off)
+        (
+            TRACE.format(pkg="a") + '  File "/tmp/t.py", line 9, in main\n    raise me\n'
+            "ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)\n",
+            "ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)",
+        ),
         # a crash after a handled exception the run went on from ended it, not the exception
         (
             TRACE.format(pkg="a")

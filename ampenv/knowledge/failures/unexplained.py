@@ -28,7 +28,7 @@ from ampenv.knowledge.failures.lines import (
 # after a space or a prefix's closing mark, never after a quote (source quoting the message).
 _NAME_END = re.compile(
     # (a message may open on the row below: "RuntimeError:" alone, multiprocessing's)
-    r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)"
+    r"(?:Error|Exception|Exit|Interrupt|Failure|Fault|ExceptionGroup)"
     r"(?=(?:\([\w.]{1,80}\))?:(?: |\r?\n|\r?\Z))"
 )
 _NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_][\w.]{0,120}$")
@@ -37,7 +37,15 @@ _CODE_BEFORE = re.compile(r"\b(?:except|raise|import|class|def|return) $")
 _BARE = frozenset(("Exit", "Interrupt", "Failure", "Fault"))
 # Names that wrap a failure told above them, and messages that point there.
 _WRAPPERS = frozenset(
-    ("ChildFailedError", "CalledProcessError", "EngineDeadError", "SystemExit", "RayTaskError")
+    (
+        "ChildFailedError",
+        "CalledProcessError",
+        "EngineDeadError",
+        "SystemExit",
+        "RayTaskError",
+        "ExceptionGroup",  # its sub-exceptions, printed below it, say what failed
+        "BaseExceptionGroup",
+    )
 )
 _POINTS_ABOVE = re.compile(
     r"(?i)\bsee (?:the )?(?:root cause|(?:error|stack ?trace|traceback|logs?) above|above)"
@@ -276,26 +284,33 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
 
 
 # An exception raised without a message: its name alone on the row below its last frame's
-# source line (a bare `assert` fails as "AssertionError" and nothing more)
+# source (a bare `assert` fails as "AssertionError" and nothing more). Each row may carry a
+# relay's prefix, the same on every row: a rank's ("[rank1]: "), a worker's ("(pid=1) "), an
+# exception group's ("    | ").
 _BARE_RAISED = re.compile(
-    r'^(?P<indent>[ \t]*)File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})[^\n]{0,200}\n'
-    # its source, indented below it (a frame without source, a .pyc's, has none)
-    r"(?P<source>(?P=indent)[ \t]+(?!File )\S[^\n]{0,400})\n"
-    r"(?:[ \t]*[~^]+[ \t]*\n)?"  # Python 3.11's carets under the call that raised
-    r"[ \t]*(?P<name>[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt))[ \t]*\r?$",
+    r"^(?P<relay>(?:\[[^\]\n]{1,40}\]: ?|\([^)\n]{1,60}\) |[ \t]{0,40}\| )?)"
+    r'(?P<indent>[ \t]*)File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})[^\n]{0,200}\n'
+    # its source, indented below it (a frame without source, a .pyc's, has none); Python 3.13
+    # prints each row of a statement that spans several, 3.11 carets under the call that raised
+    r"(?P<source>(?:(?P=relay)(?P=indent)[ \t]+(?!File )\S[^\n]{0,400}\n){1,8})"
+    r"(?P=relay)[ \t]*(?P<name>[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt))[ \t]*\r?$",
     re.M,
 )
+_CARETS = re.compile(r"[ \t]*[~^]+[ \t]*")
 
 
 def _bare(tail: str) -> Optional[tuple[int, str]]:
     """The last exception of ``tail`` raised without a message: its offset, and its name told
-    with the source line that raised it (the condition a bare assert checked)."""
+    with the source that raised it (the condition a bare assert checked)."""
     found = deque(_BARE_RAISED.finditer(tail), maxlen=1)
     if not found:
         return None
     m = found[0]
+    relay = len(m.group("relay"))
+    rows = (row[relay:].strip() for row in m.group("source").splitlines())
+    source = " ".join(row for row in rows if not _CARETS.fullmatch(row))
     where = f"{m.group('file')}, line {m.group('line')}"
-    return m.start("name"), f"{m.group('name')} at `{m.group('source').strip()}` ({where})"
+    return m.start("name"), f"{m.group('name')} at `{source}` ({where})"
 
 
 def _cut(tail: str) -> Optional[tuple[int, str]]:
