@@ -76,6 +76,8 @@ def _finding(ctx: CheckContext, hit: Hit, tails: list[str], whole: bool) -> Find
         message += " (lines counted from the start of the part read: the file's end)"
     if hit.also:
         message += f"; the specific cause logged near it: {', '.join(hit.also)}"
+    if hit.reason:
+        message += f"; the reason logged near it: {hit.reason}"
     node = _node_says(ctx, hit)
     if node:
         message += f"; {node}"

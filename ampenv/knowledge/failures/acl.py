@@ -447,17 +447,21 @@ FAILURES = (
             "561103",
             "561107",
         ),
-        meaning="an aclnn operator API failed inside CANN (561xxx: ACLNN_ERR_INNER_*; 561003: no "
-        "kernel found, 561103: a null pointer inside the API, 561107: ASCEND_OPP_PATH unset)",
+        meaning="an aclnn operator API failed inside CANN (561xxx: ACLNN_ERR_INNER_*; 561002: its "
+        "tiling refused the inputs, 561003: no kernel found, 561103: a null pointer inside the "
+        "API, 561107: ASCEND_OPP_PATH unset)",
         causes=(
             "the kernels (ops) package missing, or CANN, kernels and driver from releases that "
             "do not go together (vllm-ascend#4859: 561103, advice: match CANN to the driver)",
+            "(561002) inputs the operator's tiling does not support on this chip (a shape, a "
+            "layout, a head size): the E-code line after it names the check",
             "CANN environment not sourced (561107)",
             "an operator bug in this CANN release",
         ),
         fix="check CANN, its kernels package and the driver against each other: "
         "`ampenv doctor --only cann.toolkit,npu.driver`; install the kernels of the same CANN "
-        "release for this chip; then read the plog lines after it",
+        "release for this chip; then read the plog lines after it (561002: change the input "
+        "the E-code line after it names, or call another operator for it)",
         confirm="cann.toolkit",
         sources=(
             Source(ACLNN_CODES, "official"),

@@ -51,6 +51,15 @@ _NOT_A_MESSAGE = re.compile(
     r"(?![A-Za-z])|(?:Possible Cause|Reason|Solution|TraceBack|File \"|E[0-9A-Z]\d{4}\b)",
     re.IGNORECASE,
 )
+# CANN's words for an internal error that say no more than the code: its reason is on a line
+# of its own; the runtime's report of a core's fault, its assert on a launch, and a call's
+# return code ("runtime result = 507035") say what failed (other entries read them), not why
+_SAYS_NOTHING = re.compile(
+    r"(?i)(?:inner|internal) error|(?:The error from device|Aicore kernel execute failed"
+    r"|Assert \(\().*|.*\b(?:runtime result|return|failed) ?[=:] ?-?\d{1,10}\b.*|"
+)
+# Where in CANN's code the message was raised, after it: "[FUNC:CompareShape][FILE:x.cpp]"
+WHERE = re.compile(r"\s*\[FUNC:[^\]\n]{0,200}\].*$")
 # A plog or CANN timestamp that opens the message after an E-code ("EL0004: 2025-01-02-...").
 STAMP = re.compile(r"^[\s:]*(?:\[PID: ?\d+\]\s*)?\[?\d{4}-\d\d-\d\d[-\s][\d:.]+\]?\s*")
 
@@ -81,6 +90,7 @@ def _failure(
     klass: Class,
     sources: tuple[Source, ...],
     rank: int = CLASS,
+    said: str = "",
 ) -> Failure:
     return Failure(
         id=fid,
@@ -97,6 +107,7 @@ def _failure(
         rank=rank,
         family=FAMILY_OF.get(component),
         notice=klass.notice,
+        said=said,
     )
 
 
@@ -192,6 +203,16 @@ def torch_npu(code: str) -> Optional[Failure]:
     )
 
 
+def _said(text: str, more: str) -> str:
+    """What a code's line says with it (``text``: the rest of its line; ``more``: the indented
+    lines under it, where a record wraps its message)."""
+    said = quote(WHERE.sub("", STAMP.sub("", text)).strip(" :!."), EXCERPT)
+    if not said:
+        said = quote(more.strip().partition("\n")[0].strip(" :!."), EXCERPT)
+        said = "" if _NOT_A_MESSAGE.match(said) else said
+    return said
+
+
 def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     """An E-code's failure: its module and class from the code, what the log said with it
     (``text``: the rest of its line; ``more``: its indented continuation lines) quoted."""
@@ -199,14 +220,12 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
     unknown = ("core-exception", f"CANN module {code[1]}")
     mode, module = e_codes.E_MODULES.get(f"E{code[1]}", unknown)
     internal = code[2] == "9"
-    said = quote(STAMP.sub("", text).strip(" :!."), EXCERPT)
-    if not said:  # the message on the indented line under the code, where a record wraps it
-        said = quote(more.strip().partition("\n")[0].strip(" :!."), EXCERPT)
-        said = "" if _NOT_A_MESSAGE.match(said) else said
+    said = _said(text, more)
     official_title, message, official_cause, official_fix, found_in = e_codes.cann_e_row(code)
     title, known_cause, known_fix = e_codes.E_CODES.get(code, ("", "", ""))
     title = title or official_title
     known_cause = known_cause or official_cause
+    own = "" if _SAYS_NOTHING.fullmatch(said) else said  # the line's words, not the table's
     said = said or message.replace("%s", "...")
     kind = "an internal error" if internal else "a user-class error"
     kind = "a warning" if code[0] == "W" else kind
@@ -248,6 +267,7 @@ def e_code(code: str, text: str, more: str = "") -> Optional[Failure]:
         Class(mode, known_cause or f"{module}: see the message", fix),
         tuple(dict.fromkeys(sources)),
         rank=GENERIC if internal else CLASS,
+        said=own,
     )
 
 
@@ -315,7 +335,13 @@ def families(owners: dict[str, Failure]) -> tuple[Failure, ...]:
             if owner is None and not e_codes.known_e_code(code):
                 return None
             text = f"{m.group('after')}{text}"
-        return owner or e_code(code, text, m.string[m.end() :])
+        if owner is None:
+            return e_code(code, text, m.string[m.end() :])
+        said = _said(text, m.string[m.end() :]) if owner.rank == GENERIC else ""
+        if not said or _SAYS_NOTHING.fullmatch(said):
+            return owner
+        # a follow-up code's own entry, with the reason its line states
+        return replace(owner, meaning=f"{owner.meaning}; the log says: {said}", said=said)
 
     return (
         _family(

@@ -10,6 +10,9 @@ from ampenv.knowledge.failures.model import GENERIC, Failure
 # A follow-up code names the specific failures seen within NEAR lines of it in one text (a
 # traceback and the plog lines of one failure): one far off in the log is another matter.
 NEAR = 200
+# An operator call's failure (an aclnn API's, an ACL return code): CANN's check that refused it
+# is printed under a follow-up code near it; a fault's or a collective's follow-up repeats it.
+REASONED = frozenset(("aclnn", "acl"))
 PLACES = 64  # the places of a failure kept to judge nearness by: the first ones and the last
 
 
@@ -28,6 +31,9 @@ class Hit:
     # a notice where the texts read show no failure (no other entry's, no traceback, no kill):
     # a note, not a finding
     note: bool = False
+    # a code's class (an aclnn inner error): the reason a follow-up code near it states
+    # ("E89999: When layout is TND, queryD(256) ... must be ... 192/128/64")
+    reason: str = ""
 
     @property
     def id(self) -> str:
@@ -82,9 +88,23 @@ def findings(found: list[Found], died: bool) -> list[Hit]:
             tuple(s.failure.id for s in specific if s.near(f)) if f.failure.rank == GENERIC else (),
             tuple(f.texts),
             f.failure.notice and not failing,
+            _reason(f, ordered) if f.failure.component in REASONED else "",
         )
         for f in ordered
     ]
+
+
+def _reason(found: Found, ordered: list[Found]) -> str:
+    """The reason a follow-up code near ``found`` states, with its code: the first one's."""
+    said = next(
+        (
+            g.failure
+            for g in ordered
+            if g.failure.rank == GENERIC and g.failure.said and g.near(found)
+        ),
+        None,
+    )
+    return f"{said.codes[0]}: {said.said}" if said is not None else ""
 
 
 def leading(hits: list[Hit]) -> Hit:

@@ -56,6 +56,7 @@ from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure, TextFa
 # Distinct codes a scan decodes through the code families: a real log names a handful; a flood
 # of made-up codes must not grow the scan without bound.
 MAX_DECODED = 256
+SAID_TRIES = 8  # lines of a follow-up code decoded again for the reason its first did not say
 PIECE = 1 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps
@@ -146,6 +147,7 @@ class Scanner:
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
     _decoded: dict[tuple[str, str, bool], Failure] = field(default_factory=dict)
+    _retries: dict[tuple[str, str, bool], int] = field(default_factory=dict)
     # short lines read (with the frame above where it is read) in a text, and what they gave:
     # a flood of one line is read once per text (what a line gives may depend on its text: the
     # frameworks it names, the versions it shows)
@@ -625,6 +627,11 @@ class Scanner:
         # event's recovery is decoded apart from its occurrence (it ends the finding)
         key = (failure.id, m.group("code"), failure.id == DEVICE_EVENTS and recovered(m.group(0)))
         decoded = None if failure.frame else self._decoded.get(key)
+        if decoded is not None and decoded.rank == GENERIC and not decoded.said:
+            # "E89999: Inner Error!": a later line of the code may say why (tried a few times)
+            tries = self._retries[key] = self._retries.get(key, 0) + 1
+            said = failure.decode(m) if tries <= SAID_TRIES else None
+            decoded = self._decoded[key] = said if said is not None and said.said else decoded
         if decoded is None:
             decoded = failure.decode(m)
             if decoded is None:  # not a code of the family's table: nothing kept, nothing counted
@@ -662,6 +669,9 @@ class Scanner:
             found.last = where
             if found.failure.ends and not failure.ends:  # told as over, then seen again
                 found.failure = failure
+            elif failure.said and not found.failure.said:
+                # "E89999: Inner Error!", then the line of the same code that says why
+                found.failure, found.match, found.line = failure, match, excerpt
         found.texts[name] = None
         if event:  # (past EVENT_PLACES places, the rest are kept as one that never recovers)
             if len(found.events) >= EVENT_PLACES and event not in found.events:

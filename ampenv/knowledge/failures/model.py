@@ -270,6 +270,9 @@ class Failure:
     # A fault event's recovery (a decoded line's, never a catalogue entry's): it ends the finding
     # of its id read before it in the text, as Fault-Diag drops an event that recovered.
     ends: bool = False
+    # A decoded code's own message as its line gave it (not its table's, not CANN's bare
+    # "Inner Error"): for a follow-up code, the reason the lines around a failure state.
+    said: str = ""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
