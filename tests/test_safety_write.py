@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import stat
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -157,6 +160,50 @@ def test_a_regular_file_is_replaced_and_a_new_one_created(tmp_path: Path) -> Non
     atomic.write_text(target, "two")
     assert target.read_text() == "two" and stat.S_IMODE(target.stat().st_mode) == 0o644
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+@pytest.mark.parametrize("old", [None, "old"])
+def test_a_writer_killed_while_it_writes_leaves_no_temp_file(tmp_path: Path, old) -> None:
+    # the content is written to a file without a name (O_TMPFILE): SIGKILL mid-write (a
+    # watched child killed at its deadline) leaves the folder as it was
+    target = tmp_path / "cert.json"
+    if old:
+        target.write_text(old)
+    script = (
+        "import os, signal, sys\n"
+        "from ampenv.util import atomic\n"
+        "with atomic.replacing(sys.argv[1]) as fh:\n"
+        "    fh.write(b'half')\n"
+        "    fh.flush()\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(target)], timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    unnamed = atomic._unnamed(tmp_path)
+    if unnamed is None:
+        pytest.skip("this filesystem has no unnamed files (O_TMPFILE)")
+    os.close(unnamed)
+    assert [p.name for p in tmp_path.iterdir()] == (["cert.json"] if old else [])
+    assert not old or target.read_text() == old
+
+
+def test_where_the_unnamed_file_cannot_be_linked_a_named_copy_is_put_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(*args, **kwargs) -> None:  # a sandbox that does not follow /proc's links
+        raise PermissionError(1, "Operation not permitted")
+
+    target = tmp_path / "out.json"
+    target.write_text("old")
+    real_link = os.link
+    monkeypatch.setattr(
+        atomic.os,
+        "link",
+        lambda src, *a, **k: refused() if "/proc/" in str(src) else real_link(src, *a, **k),
+    )
+    atomic.write_text(target, "new" * 500_000, mode=0o640)
+    assert target.read_text() == "new" * 500_000 and stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 
 
 def test_what_appears_while_writing_is_not_replaced(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import BinaryIO, Optional, Union
 
 from ampenv.util.bounded import kind
+
+_FDS = "/proc/self/fd"
 
 
 class UnsafeTarget(OSError):
@@ -83,11 +86,12 @@ def _look(path: Path) -> Optional[os.stat_result]:
 
 @contextlib.contextmanager
 def replacing(path: Union[str, Path], mode: int = 0o644) -> Iterator[BinaryIO]:
-    """A file to write ``path``'s new content to. For a regular file or nothing: a temp file
-    beside ``path`` (a name that starts with a dot and ends in ``.tmp``, which collectors
-    ignore), flushed to disk, given ``mode`` and put in place when the block ends, removed when
-    it raises. For a character device or FIFO: the device itself. Anything else raises
-    :class:`UnsafeTarget` before the block runs."""
+    """A file to write ``path``'s new content to. For a regular file or nothing: a file without
+    a name in ``path``'s folder (else a temp file beside it), flushed to disk, given ``mode``,
+    named beside ``path`` (a name that starts with a dot and ends in ``.tmp``, which collectors
+    ignore) and put in place when the block ends, removed when it raises. For a character
+    device or FIFO: the device itself. Anything else raises :class:`UnsafeTarget` before the
+    block runs."""
     path = Path(path)
     first = _look(path)
     if first is not None and not stat.S_ISREG(first.st_mode):
@@ -101,18 +105,79 @@ def replacing(path: Union[str, Path], mode: int = 0o644) -> Iterator[BinaryIO]:
         if stat.S_ISLNK(first.st_mode):
             raise UnsafeTarget(path, "is a symbolic link (name its target instead)")
         raise UnsafeTarget(path, f"is {kind(first.st_mode)}")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd = _unnamed(path.parent)
+    tmp: Optional[str] = None
+    if fd is None:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             yield fh
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
+            if tmp is None:
+                tmp = _named(fh.fileno(), path)
         _put_in_place(tmp, path, first)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
+
+
+def _unnamed(folder: Path) -> Optional[int]:
+    """A file in ``folder`` without a name (O_TMPFILE) to write the content to: a process
+    killed while it writes leaves nothing behind. None where the kernel, the filesystem or
+    /proc offers none (a temp file with a name is used then)."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not os.path.isdir(_FDS):
+        return None
+    try:
+        return os.open(folder, flag | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+            return None
+        raise
+
+
+def _named(fd: int, path: Path) -> str:
+    """Give the unnamed file ``fd`` a temp name beside ``path``, once written: the name lives
+    only as long as the rename that follows takes."""
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        while True:
+            name = f".{path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                # (a folder's fd makes os.link call linkat, which follows /proc's link)
+                os.link(f"{_FDS}/{fd}", name, dst_dir_fd=folder, follow_symlinks=True)
+            except FileExistsError:
+                continue
+            except OSError:  # /proc's link not followed (a sandbox): a named copy of it
+                return _copy(fd, path)
+            return str(path.parent / name)
+    finally:
+        os.close(folder)
+
+
+def _copy(fd: int, path: Path) -> str:
+    """A temp file beside ``path`` holding what ``fd`` holds, flushed to disk."""
+    copy, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(copy, stat.S_IMODE(os.fstat(fd).st_mode))
+        os.lseek(fd, 0, os.SEEK_SET)
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            while chunk:
+                chunk = chunk[os.write(copy, chunk) :]
+        os.fsync(copy)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    finally:
+        os.close(copy)
+    return tmp
 
 
 def _put_in_place(tmp: str, path: Path, first: Optional[os.stat_result]) -> None:
