@@ -277,4 +277,9 @@ def test_doctor_scans_the_logs_named_with_log(tmp_path: Path) -> None:
     assert "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True" in check["remedy"]
     # a --log that is not there is a typo: it must not scan nothing and pass
     gone = run_ampenv(*args, "--log", str(tmp_path / "gone.log"), env=env, cwd=tmp_path)
-    assert gone.returncode == 2 and f"--log {tmp_path / 'gone.log'}: not a file" in gone.stderr
+    assert gone.returncode == 2
+    assert f"--log {tmp_path / 'gone.log'}: No such file or directory" in gone.stderr
+    # nor is a name the system refuses (too long): a usage error, no traceback
+    long = run_ampenv(*args, "--log", "a" * 5000, env=env, cwd=tmp_path)
+    assert long.returncode == 2 and "File name too long" in long.stderr
+    assert "Traceback" not in long.stderr

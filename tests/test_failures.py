@@ -339,6 +339,28 @@ def test_explain_unknown_and_nearest() -> None:
     assert len(nearest("EI0007", n=2)) == 2
 
 
+@pytest.mark.parametrize(
+    "query", ["５０７０３５", "507\u200b035", "\u200f507035\u200e", " 507035 "]
+)
+def test_explain_reads_a_code_as_a_log_is_read(query: str) -> None:
+    # full-width digits (an input method's), zero-width and direction marks (a page's copy)
+    assert "vector-core-fault" in [f.id for f in explain(query)]
+
+
+def test_explain_looks_up_each_code_once_and_a_long_text_has_no_neighbours() -> None:
+    assert [f.id for f in explain(" ".join(["EI0006 at step 3"] * 20_000))] == [
+        "hccl-socket-timeout"
+    ]
+    assert nearest("z" * 5000) == []
+
+
+def test_explain_refuses_a_whole_log_with_where_to_pass_it(tmp_path: Path) -> None:
+    from conftest import run_ampenv
+
+    ran = run_ampenv("explain", *["E10001"] * 12_000, cwd=tmp_path)
+    assert ran.returncode == 2 and "ampenv doctor --log FILE" in ran.stderr
+
+
 @settings(max_examples=200, deadline=2000)
 @given(st.text(max_size=2000))
 def test_random_text_never_raises(text: str) -> None:

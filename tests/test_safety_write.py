@@ -5,6 +5,7 @@ tmp_path: device nodes are made there (skipped when mknod is not permitted)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import stat
@@ -75,6 +76,46 @@ def test_a_fifo_is_written_through(tmp_path: Path) -> None:
     reader.join(5)
     assert got == [b"through the pipe\n"]
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_fifo_whose_reader_stops_reading_is_given_up_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `collect -o >(sleep 30)`: the reader holds the pipe open and takes nothing
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    monkeypatch.setattr(atomic, "STALL_S", 0.2)
+    try:
+        with pytest.raises(OSError, match="stopped reading") as raised:
+            atomic.write_bytes(fifo, b"x" * (4 << 20))  # more than a pipe holds
+        assert raised.value.errno == errno.ETIMEDOUT
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_sigterm_while_a_stalled_reader_holds_the_write_ends_it_at_once(tmp_path: Path) -> None:
+    # the tar's gzip stream flushes what is left as the SIGTERM unwinds: no wait on the reader
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    script = (
+        "import os, sys, tarfile, io\n"
+        "from ampenv.util import atomic, stdio\n"
+        "stdio.terminate_on_sigterm()\n"
+        "with atomic.replacing(sys.argv[1]) as raw, tarfile.open(fileobj=raw, mode='w:gz') as t:\n"
+        "    data = os.urandom(8 << 20)\n"
+        "    info = tarfile.TarInfo('x'); info.size = len(data)\n"
+        "    t.addfile(info, io.BytesIO(data))\n"
+    )
+    try:
+        child = subprocess.Popen([sys.executable, "-c", script, str(fifo)])
+        threading.Event().wait(2)  # the pipe is full: the child waits on its reader
+        child.terminate()
+        assert child.wait(timeout=20) == 143
+    finally:
+        os.close(reader)
 
 
 def test_a_fifo_without_reader_is_refused_not_waited_for(tmp_path: Path) -> None:
@@ -179,7 +220,9 @@ def test_a_writer_killed_while_it_writes_leaves_no_temp_file(tmp_path: Path, old
     )
     done = subprocess.run([sys.executable, "-c", script, str(target)], timeout=60)
     assert done.returncode == -signal.SIGKILL
-    unnamed = atomic._unnamed(tmp_path)
+    folder = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    unnamed = atomic._unnamed(folder)
+    os.close(folder)
     if unnamed is None:
         pytest.skip("this filesystem has no unnamed files (O_TMPFILE)")
     os.close(unnamed)
@@ -204,6 +247,37 @@ def test_where_the_unnamed_file_cannot_be_linked_a_named_copy_is_put_in_place(
     atomic.write_text(target, "new" * 500_000, mode=0o640)
     assert target.read_text() == "new" * 500_000 and stat.S_IMODE(target.stat().st_mode) == 0o640
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_keep_refuses_a_file_there_and_one_that_appears_while_writing(tmp_path: Path) -> None:
+    # `collect -o FILE` without --force: the user's file, there first or written meanwhile
+    target = tmp_path / "bundle.tar.gz"
+    with (
+        pytest.raises(atomic.UnsafeTarget, match="appeared"),
+        atomic.replacing(target, keep=True) as fh,
+    ):
+        fh.write(b"bundle")
+        target.write_text("user data")
+    assert target.read_text() == "user data"
+    with pytest.raises(atomic.UnsafeTarget, match="exists"):
+        atomic.write_text(target, "bundle", keep=True)
+    assert [p.name for p in tmp_path.iterdir()] == ["bundle.tar.gz"]
+    assert target.read_text() == "user data"
+
+
+def test_a_folder_swapped_while_writing_changes_nothing_of_where_the_file_goes(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "report.json").write_text("old")
+    with atomic.replacing(out / "report.json") as fh:
+        fh.write(b"new")
+        out.rename(tmp_path / "moved")  # the folder named is another one now
+        out.mkdir()
+    assert (tmp_path / "moved" / "report.json").read_text() == "new"
+    assert [p.name for p in (tmp_path / "moved").iterdir()] == ["report.json"]
+    assert list(out.iterdir()) == []
 
 
 def test_what_appears_while_writing_is_not_replaced(tmp_path: Path) -> None:

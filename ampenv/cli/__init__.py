@@ -52,6 +52,7 @@ from ampenv.cli.output import (
 )
 from ampenv.core.session import Options, diagnose, open_session
 from ampenv.core.settings import ConfigError
+from ampenv.util.bounded import not_regular
 
 HELP = {"help_option_names": ["-h", "--help"]}  # every command's context inherits it
 
@@ -102,8 +103,9 @@ def doctor(
     except ValueError as exc:
         die(str(exc))
     for path in log or []:  # a typo must not scan nothing and call the logs clean
-        if str(path) != "-" and not path.is_file():
-            die(f"--log {path}: not a file")
+        why = None if str(path) == "-" else not_regular(path)
+        if why:
+            die(f"--log {path}: {why}")
     opts = Options(
         profile=profile.value,
         only=only or [],
@@ -165,6 +167,11 @@ def explain(
     from ampenv.report import explain as show
 
     text = " ".join(query)
+    if len(text) > failures.QUERY_CHARS:
+        die(
+            f"explain reads a code or a few pasted lines (at most {failures.QUERY_CHARS} "
+            "characters): pass a whole log with `ampenv doctor --log FILE`"
+        )
     if ID_PATTERN.fullmatch(text) and text not in failures.BY_ID:
         try:
             session = open_session(Options(config_path=config))
@@ -199,7 +206,7 @@ def config_init(
         report = diagnose(opts, session)
     except (ConfigError, ValueError) as exc:
         die(str(exc))
-    emit(baseline(report, session.registry.ordered()), output)
+    emit(baseline(report, session.registry.ordered()), output, keep=not force)
 
 
 @config_app.command("show")
@@ -362,7 +369,9 @@ def collect(
         die(f"{output} exists: it is replaced only with --force")
 
     try:
-        report = collect_bundle(Options(config_path=config, sysroot=sysroot), output)
+        report = collect_bundle(
+            Options(config_path=config, sysroot=sysroot), output, keep=not force
+        )
     except (ConfigError, ValueError) as exc:
         die(str(exc))
     except OSError as exc:

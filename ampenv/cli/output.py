@@ -65,8 +65,9 @@ def ascii_output(output: Optional[Path]) -> bool:
     return (output is None or str(output) == "-") and not can_encode("✓✗•→·")
 
 
-def emit(text: str, output: Optional[Path]) -> None:
-    """Data goes to stdout, or to --output (replaced atomically); nothing else goes to stdout."""
+def emit(text: str, output: Optional[Path], keep: bool = False) -> None:
+    """Data goes to stdout, or to --output (replaced atomically; ``keep``: never over a file
+    there, one that appeared since it was looked at too); nothing else goes to stdout."""
     if to_stdout(output):
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -74,7 +75,7 @@ def emit(text: str, output: Optional[Path]) -> None:
     from ampenv.util.atomic import write_text
 
     try:
-        write_text(output, text)
+        write_text(output, text, keep=keep)
     except OSError as exc:
         die(f"cannot write {output}: {exc.strerror or exc}")
 

@@ -55,9 +55,7 @@ def _json(data: Any) -> bytes:
     return (json.dumps(data, indent=2, sort_keys=True, default=str) + "\n").encode()
 
 
-def bundle_members(
-    probe: Probe, report: Report, contract: Iterable[str] = ()
-) -> dict[str, bytes]:
+def bundle_members(probe: Probe, report: Report, contract: Iterable[str] = ()) -> dict[str, bytes]:
     """Member name -> content, for everything the probe recorded and the report: the values of
     the variables the diagnosis needs (the allowlist, every variable CANN's rules know, the
     site's contract), every other value masked, and every text scrubbed of credentials."""
@@ -97,19 +95,26 @@ def bundle_members(
     return members
 
 
-def write_bundle(path: Path, members: dict[str, bytes]) -> None:
-    """A tar.gz written atomically (temp file + rename), regular files only."""
+def write_bundle(path: Path, members: dict[str, bytes], keep: bool = False) -> None:
+    """A tar.gz written atomically (temp file + rename), regular files only; ``keep``: a file
+    at ``path`` (one that appeared meanwhile too) is kept, the bundle refused."""
     now = time.time()
     # 0600: a bundle holds the node's commands, files and environment, for support's eyes only
-    with replacing(path, mode=0o600) as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
+    with (
+        replacing(path, mode=0o600, keep=keep) as raw,
+        tarfile.open(fileobj=raw, mode="w:gz") as tar,
+    ):
         for name, data in members.items():
             info = tarfile.TarInfo(name)
             info.size, info.mtime, info.mode = len(data), now, 0o644
             tar.addfile(info, io.BytesIO(data))
 
 
-def collect(opts: Options, output: Path, env: Optional[dict[str, str]] = None) -> Report:
-    """Run the quick profile on this node and write what it saw to ``output``."""
+def collect(
+    opts: Options, output: Path, env: Optional[dict[str, str]] = None, keep: bool = False
+) -> Report:
+    """Run the quick profile on this node and write what it saw to ``output`` (``keep``: never
+    over a file there)."""
     session = open_session(opts, env)
     report = diagnose(dataclasses.replace(opts, profile="quick"), session)
     probe = session.probe
@@ -120,5 +125,5 @@ def collect(opts: Options, output: Path, env: Optional[dict[str, str]] = None) -
     probe.identity()
     probe.distributions()
     contract = list(session.config.section("env") or {})
-    write_bundle(output, bundle_members(probe, report, contract))
+    write_bundle(output, bundle_members(probe, report, contract), keep)
     return report

@@ -21,7 +21,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO, Optional, Union
 
 PathLike = Union[str, Path]
 
@@ -48,7 +48,16 @@ def kind(mode: int) -> str:
         return "a folder"
     if stat.S_ISLNK(mode):
         return "a symbolic link"
-    return "not a regular file"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def not_regular(path: PathLike) -> Optional[str]:
+    """Why ``path`` is no regular file to read, in words; None where it is one."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:  # a name too long, a loop of links, no such file
+        return exc.strerror or str(exc)
+    return None if stat.S_ISREG(mode) else f"{kind(mode)}, not a regular file"
 
 
 def open_fd(path: PathLike, *, follow: bool = True) -> int:

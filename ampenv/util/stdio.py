@@ -118,8 +118,18 @@ class Terminated(SystemExit):
     """Raised in the main thread on SIGTERM."""
 
 
+_terminating = False
+
+
+def terminating() -> bool:
+    """Whether a SIGTERM is unwinding this process (a writer then waits on nobody)."""
+    return _terminating
+
+
 def _on_sigterm(signum: int, frame: object) -> None:
+    global _terminating
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second TERM must not cut the cleanup
+    _terminating = True
     raise Terminated(EXIT_SIGTERM)
 
 

@@ -8,6 +8,7 @@ known codes closest to an unknown one.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from ampenv.knowledge.failures import cann_messages, code_tables, codes, faultdiag, ge_status, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
@@ -39,6 +40,19 @@ _CODE = re.compile(
 )
 
 
+# What `explain` reads: a code, an id or a few pasted lines (a whole log is `doctor --log`'s)
+QUERY_CHARS = 1 << 16
+NEAREST_CHARS = 120  # the longest query neighbours are looked for (difflib: quadratic)
+
+
+def read_query(query: str) -> str:
+    """``query`` as typed or pasted, read as a log's text is: full-width forms are the ASCII
+    ones ("５０７０３５"), and a zero-width or direction mark (Unicode's format characters)
+    is no part of a code."""
+    text = unicodedata.normalize("NFKC", query)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf").strip()
+
+
 def _norm(code: str) -> str:
     code = code.strip()
     return code.lower() if code.lower().startswith("0x") else code.upper()
@@ -48,7 +62,7 @@ def explain(query: str) -> list[Failure]:
     """The failures a query names: a failure id, an error code ("EI0006", "507035", "-8020",
     "0x25", "ACL_ERROR_RT_AICORE_EXCEPTION"), or pasted log text (one or more lines), most
     specific first."""
-    q = query.strip()
+    q = read_query(query)
     if q in BY_ID:
         return [BY_ID[q]]
     # an id a scan reported for a decoded code, or a Fault-Diag rule's own id
@@ -81,8 +95,8 @@ def explain(query: str) -> list[Failure]:
     # A pasted fragment without the words a log line carries ("EI0006 at step 3"): the known
     # error codes it names (E-codes only: bare numbers in free text are too often something else).
     plain = ANSI.sub(b"", q.encode("utf-8", "surrogatepass")).decode("utf-8", "replace")
-    named = dict.fromkeys(f for token in _E_CODE.findall(plain) for f in _by_code(token))
-    return list(named)
+    tokens = dict.fromkeys(_E_CODE.findall(plain))  # each code looked up once
+    return list(dict.fromkeys(f for token in tokens for f in _by_code(token)))
 
 
 def _by_code(code: str) -> list[Failure]:
@@ -95,8 +109,12 @@ def _by_code(code: str) -> list[Failure]:
 
 
 def nearest(query: str, n: int = 5) -> list[str]:
-    """Known codes and ids closest to ``query`` (for an unknown code: its neighbours)."""
-    q = _norm(query) if _CODE.match(query.strip()) else query.strip()
+    """Known codes and ids closest to ``query`` (for an unknown code: its neighbours; a text
+    longer than any code or id has none)."""
+    q = read_query(query)
+    q = _norm(q) if _CODE.match(q) else q
+    if len(q) > NEAREST_CHARS:
+        return []
     codes = sorted({_norm(c) for f in CATALOGUE for c in f.codes} | set(ge_status.known()))
     if q.lstrip("-").isdigit():
         same_kind = [c for c in codes if c.lstrip("-").isdigit() and len(c) == len(q)]
