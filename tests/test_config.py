@@ -6,6 +6,8 @@ import os
 
 import pytest
 from conftest import clean_env, run_ampenv
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ampenv.checks import Setting
 from ampenv.core import config, settings
@@ -261,3 +263,12 @@ def test_a_nul_in_a_string_setting_is_refused_with_its_key(tmp_path, table, key)
     ran = run_ampenv("config", "show", "--config", str(cfg))
     assert ran.returncode == 2 and "holds a NUL character; refused" in ran.stderr
     assert f"{cfg}: {key}" in ran.stderr
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_a_value_is_shown_on_one_line_and_reads_back_as_it_was(value: str) -> None:
+    # `config show` and `config init` write values as TOML strings: a newline, an escape
+    # sequence or a DEL inside one is escaped, never printed raw
+    shown = config.toml_value(value)
+    assert "\n" not in shown and "\x1b" not in shown
+    assert config._loads(f"x = {shown}", "shown")["x"] == value

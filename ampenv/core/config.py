@@ -264,7 +264,23 @@ def toml_value(value: Any) -> str:
     if isinstance(value, dict):  # an inline table; keys quoted, as chip names hold spaces
         pairs = (f"{toml_value(str(k))} = {toml_value(v)}" for k, v in value.items())
         return "{" + ", ".join(pairs) + "}"
-    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + "".join(_ESCAPED.get(c) or _control(c) for c in str(value)) + '"'
+
+
+# A TOML basic string's escapes: a value shows on one line and reads back as it was
+_ESCAPED = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def _control(c: str) -> str:
+    return f"\\u{ord(c):04X}" if ord(c) < 0x20 or ord(c) == 0x7F else c
 
 
 def baseline(report: Any, specs: list[CheckSpec]) -> str:
