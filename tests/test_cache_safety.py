@@ -241,7 +241,7 @@ def test_a_second_cleaner_gives_up_while_the_first_holds_the_lock(node: Path) ->
         ran = run_ampenv(
             "clean", "--yes", "--wait", "0.2", env=node_env(node), cwd=node.parent / "work"
         )
-    assert ran.returncode == 1
+    assert ran.returncode == 3  # could not clean now: nothing said of the node's health
     assert "another cleaner (pid " in ran.stderr
     assert (top / "op_old/Add_1.o").exists()
     assert digest(at(node, "/data/sentinel")) == sentinel

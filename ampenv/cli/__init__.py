@@ -264,7 +264,7 @@ def clean(
     except ConfigError as exc:
         die(str(exc))
     except cache.CleanRefused as exc:
-        die(str(exc), 1)
+        die(str(exc), exc.exit_code)
     if yes:
         note = "removed what is listed below"
     elif dry_run:

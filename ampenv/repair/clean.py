@@ -140,7 +140,13 @@ def _refuse_held(plan: Plan) -> None:
 
 
 class CleanRefused(Exception):
-    """Cleaning cannot start: another cleaner runs, or the probe reads a bundle."""
+    """Cleaning cannot start: another cleaner runs, or the probe reads a bundle. Its exit code:
+    3 where it could not clean now (nothing said of the node's health: another cleaner, a lock
+    it cannot take), 2 where it was asked of what it never cleans (a bundle)."""
+
+    def __init__(self, why: str, exit_code: int = 3) -> None:
+        super().__init__(why)
+        self.exit_code = exit_code
 
 
 @dataclass
@@ -172,7 +178,7 @@ def clean(
 ) -> CleanResult:
     """Plan, and unless ``dry_run`` remove, holding the cleaners' lock throughout."""
     if probe.offline:
-        raise CleanRefused("a support bundle is read-only: run `ampenv clean` on the node")
+        raise CleanRefused("a support bundle is read-only: run `ampenv clean` on the node", 2)
     if dry_run:
         return CleanResult(make_plan(probe, cfg, everything=everything, logs=logs), True)
     try:
