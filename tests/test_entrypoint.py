@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, clean_env, run_ampenv
 
-from ampenv.integrations.entrypoint import parse_env0
+from ampenv.integrations.entrypoint import parse_env0, source_env
 
 VERSIONS = FIXTURES / "version-files"
 TOOLKIT = "/usr/local/Ascend/ascend-toolkit"
@@ -188,3 +188,13 @@ def test_an_unknown_policy_is_a_usage_error():
 def test_env0_parsing_keeps_newlines_and_equals_in_values():
     text = "A=1\0B=x=y\0C=first\nsecond\0\0"
     assert parse_env0(text) == {"A": "1", "B": "x=y", "C": "first\nsecond"}
+
+
+def test_a_set_env_that_cannot_be_passed_on_says_why(tmp_path):
+    # one value over the kernel's limit for a variable: env cannot be run with it
+    script = tmp_path / "set_env.sh"
+    script.write_text(f"export HUGE={'x' * 200_000}\n")
+    prepared = source_env(str(script), clean_env())
+    assert prepared.env.get("HUGE") is None
+    assert "could not source" in prepared.notes[0]
+    assert "Argument list too long" in prepared.notes[0]

@@ -47,7 +47,12 @@ def source_env(script: str, env: dict[str, str], timeout: float = SET_ENV_TIMEOU
     """What sourcing ``script`` (a real path) in a child bash adds to or changes in ``env``."""
     result = proc.run(["bash", "-c", SOURCE_AND_DUMP, "ampenv-set-env", script], timeout, env=env)
     if not result.ok:
-        return Prepared(dict(env), [f"could not source {script}: {result.describe()}"])
+        # what the shell said last: "/usr/bin/env: Argument list too long" (a value over the
+        # kernel's 128 KiB for one variable)
+        said = next((line for line in reversed(result.stderr.splitlines()) if line.strip()), "")
+        said = "".join(c if c.isprintable() else "?" for c in said.strip())[:200]
+        why = f"{result.describe()}" + (f": {said}" if said else "")
+        return Prepared(dict(env), [f"could not source {script}: {why}"])
     after = parse_env0(result.stdout)
     changed = {k: v for k, v in after.items() if k not in SHELL_NOISE and env.get(k) != v}
     return Prepared({**env, **changed}, [f"sourced {script}: {len(changed)} variables set"])
