@@ -174,8 +174,9 @@ def logs_errors(ctx: CheckContext) -> Result:
     findings += [
         Finding(
             Status.WARN,
-            f"{name}: the scan's {logs.BUDGET_S:g} s ran out before its end: a failure "
-            "logged near its end may be missed",
+            f"{name}: read for {logs.BUDGET_S * (1 - logs.SCAN_SHARE):g} s of the scan's "
+            f"{logs.BUDGET_S:g} s (the rest kept to scan what was read), it had not ended: a "
+            "failure logged near its end may be missed",
             _end_only(name),
         )
         for name in scan.stopped
