@@ -11,7 +11,7 @@ from typing import Optional
 from ampenv.checks import CheckContext, Finding, Result, Status, check, combine
 from ampenv.knowledge.failures import CATALOGUE, Hit, faultdiag
 from ampenv.knowledge.failures.codes import CONFIRMS
-from ampenv.knowledge.failures.match import MAX_DECODED
+from ampenv.knowledge.failures.decoding import MAX_DECODED
 from ampenv.knowledge.failures.unexplained import Unexplained
 from ampenv.probe import caches, logs
 

@@ -265,10 +265,12 @@ def test_a_nul_in_a_string_setting_is_refused_with_its_key(tmp_path, table, key)
     assert f"{cfg}: {key}" in ran.stderr
 
 
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+@given(st.text(max_size=40))
 def test_a_value_is_shown_on_one_line_and_reads_back_as_it_was(value: str) -> None:
     # `config show` and `config init` write values as TOML strings: a newline, an escape
-    # sequence or a DEL inside one is escaped, never printed raw
+    # sequence, a C1 control, a direction mark inside one is escaped, never printed raw; a
+    # lone surrogate (a non-UTF-8 byte of the environment) reads back as U+FFFD
     shown = config.toml_value(value)
-    assert "\n" not in shown and "\x1b" not in shown
-    assert config._loads(f"x = {shown}", "shown")["x"] == value
+    assert shown.isprintable()
+    unpaired = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
+    assert config._loads(f"x = {shown}", "shown")["x"] == unpaired

@@ -452,7 +452,7 @@ def test_e_codes_are_capitals_after_a_boundary() -> None:
 
 
 def test_a_flood_of_made_up_codes_stays_bounded() -> None:
-    from ampenv.knowledge.failures.match import MAX_DECODED
+    from ampenv.knowledge.failures.decoding import MAX_DECODED
 
     lines = [f"E{c}{i:04d}: boom" for c in "ABCDFGKMNP" for i in range(300)]
     scanner = Scanner()

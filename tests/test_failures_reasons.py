@@ -63,7 +63,8 @@ def test_a_fault_s_follow_up_is_not_told_as_its_reason() -> None:
 
 
 def test_a_flood_of_bare_follow_ups_is_decoded_again_only_a_few_times() -> None:
-    from ampenv.knowledge.failures.match import SAID_TRIES, Scanner
+    from ampenv.knowledge.failures.decoding import SAID_TRIES
+    from ampenv.knowledge.failures.match import Scanner
 
     # each line its own (a stamp apart), each saying nothing: tried SAID_TRIES times
     flood = "".join(
@@ -71,10 +72,19 @@ def test_a_flood_of_bare_follow_ups_is_decoded_again_only_a_few_times() -> None:
     )
     scanner = Scanner(CATALOGUE)
     scanner.feed_text(f"{CALL}\n{flood}E89999: late reason\n", "t")
-    assert max(scanner._retries.values()) == 5000 > SAID_TRIES  # (the first: decoded)
+    assert max(scanner._decoded._tries.values()) == 5000 > SAID_TRIES  # (the first: decoded)
     # past the tries a later reason is not read: the flood costs no more
     assert not any(h.reason for h in scanner.hits())
     # within them it is
     scanner = Scanner(CATALOGUE)
     scanner.feed_text(f"{CALL}\nE89999: Inner Error!\nE89999: late reason\n", "t")
     assert [h.reason for h in scanner.hits() if h.reason] == ["E89999: late reason"]
+
+
+def test_a_reason_logged_far_from_the_call_is_not_its_reason() -> None:
+    # another rank's operator, a thousand lines before: its E89999 says why it failed, not why
+    # this call did (whose own E89999 says nothing more)
+    other = "[rank3] E89999: [PID: 7] 2026-01-01-00:00:00.000.000 (E89999): Shape of x is 0\n"
+    steps = "step 1 loss 0.5\n" * 1000
+    hits = _hits(f"{other}{steps}{CALL}\nE89999: Inner Error!\n")
+    assert hits["aclnn-inner-error"].reason == ""

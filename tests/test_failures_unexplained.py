@@ -596,6 +596,24 @@ def test_an_exception_raised_without_words_is_told_with_the_line_that_raised_it(
             "    | ValueError: shard 1 has no NPU\n    +------------------------------------\n",
             "ValueError: shard 1 has no NPU",
         ),
+        # 3.13's rows of a call over several lines, the ones it leaves out summed up
+        (
+            TRACE.format(pkg="a") + '  File "/tmp/t.py", line 2, in f\n    assert g(\n'
+            "           ~^\n        a,\n        ^^\n    ...<2 lines>...\n        d,\n"
+            "        ^^\n    )\n    ^\nAssertionError\n",
+            "AssertionError at `assert g( a, ...<2 lines>... d, )` (/tmp/t.py, line 2)",
+        ),
+        # a rank's prefix before an exception group's
+        (
+            "[rank1]:   | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+            "[rank1]:   +-+---------------- 1 ----------------\n"
+            "[rank1]:     | Traceback (most recent call last):\n"
+            '[rank1]:     |   File "/tmp/t.py", line 3, in w\n'
+            "[rank1]:     |     assert n % 2 == 0\n[rank1]:     |            ^^^^^^^^^^\n"
+            "[rank1]:     | AssertionError\n"
+            "[rank1]:     +------------------------------------\n",
+            "AssertionError at `assert n % 2 == 0` (/tmp/t.py, line 3)",
+        ),
         # a group alone: it is what is told (its sub-exceptions cut off)
         (
             TRACE.format(pkg="a") + '  File "/tmp/t.py", line 9, in main\n    raise me\n'

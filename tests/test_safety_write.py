@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import signal
 import stat
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -93,6 +95,74 @@ def test_a_fifo_whose_reader_stops_reading_is_given_up_on(
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_slow_reader_is_waited_for_and_a_stalled_one_fails_every_write_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    fcntl.fcntl(reader, 1031, 4096)  # F_SETPIPE_SZ: one page, a slow reader frees it slowly
+    monkeypatch.setattr(atomic, "STALL_S", 0.3)
+    got = bytearray()
+
+    def slow() -> None:  # 128 bytes at a time: a page frees only after 0.6 s, past the stall
+        while len(got) < 12 << 10:
+            with contextlib.suppress(BlockingIOError):
+                got.extend(os.read(reader, 128))
+            threading.Event().wait(0.02)
+
+    taker = threading.Thread(target=slow, daemon=True)
+    taker.start()
+    try:
+        atomic.write_bytes(fifo, b"y" * (12 << 10))  # waited for: no stall
+        taker.join(20)
+        assert bytes(got) == b"y" * (12 << 10)
+        with atomic.replacing(fifo) as fh:  # now nobody takes anything
+            with pytest.raises(OSError, match="stopped reading"):
+                fh.write(b"z" * (64 << 10))
+            began = time.monotonic()
+            with pytest.raises(OSError, match="stopped reading"):
+                fh.write(b"z")  # (a gzip's flush at close) fails at once
+            assert time.monotonic() - began < 0.2
+    finally:
+        os.close(reader)
+
+
+def test_a_file_system_without_hard_links_never_writes_over_what_appeared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # vfat: no link(); the new file is made with O_EXCL, never over a file that appeared
+    def no_links(*args, **kwargs) -> None:
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(atomic.os, "link", no_links)
+    target = tmp_path / "bundle.tar.gz"
+    atomic.write_bytes(target, b"bundle")
+    assert target.read_bytes() == b"bundle"
+    target.unlink()
+    with (
+        pytest.raises(atomic.UnsafeTarget, match="appeared"),
+        atomic.replacing(target, keep=True) as fh,
+    ):
+        fh.write(b"bundle")
+        target.write_text("USER DATA")
+    assert target.read_text() == "USER DATA"
+    assert [p.name for p in tmp_path.iterdir()] == ["bundle.tar.gz"]
+
+
+def test_signals_wait_while_the_file_is_put_in_place() -> None:
+    fired: list[int] = []
+    before = signal.signal(signal.SIGTERM, lambda n, f: fired.append(n))
+    try:
+        with atomic._signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            threading.Event().wait(0.05)
+            assert fired == []
+        assert fired == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def test_a_sigterm_while_a_stalled_reader_holds_the_write_ends_it_at_once(tmp_path: Path) -> None:
@@ -378,3 +448,23 @@ def test_every_writer_keeps_a_device_and_refuses_a_link(tmp_path: Path, writer: 
     with pytest.raises(OSError):
         write(link)
     assert link.is_symlink() and victim.read_text() == "keep"
+
+
+def test_output_to_dev_stdout_reaches_stdout_not_stderr(tmp_path: Path) -> None:
+    # fd 1 points at stderr while checks run: /dev/stdout names the report's own stdout
+    import json
+
+    ran = run_ampenv(
+        "doctor",
+        "-p",
+        "quick",
+        "--only",
+        "env.npu",
+        "-f",
+        "json",
+        "-o",
+        "/dev/stdout",
+        cwd=tmp_path,
+    )
+    assert json.loads(ran.stdout)["schema"] == "ampenv.report/1"
+    assert "ampenv.report/1" not in ran.stderr

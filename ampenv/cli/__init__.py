@@ -362,6 +362,7 @@ def collect(
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
     """Write a support bundle: what the quick profile saw, secrets redacted (docs/bundle.md)."""
+    from ampenv.integrations.collect import NotWritten
     from ampenv.integrations.collect import collect as collect_bundle
     from ampenv.report.brief import VERDICTS
 
@@ -374,8 +375,10 @@ def collect(
         )
     except (ConfigError, ValueError) as exc:
         die(str(exc))
-    except OSError as exc:
-        die(f"cannot write {output}: {exc.strerror or exc}")
+    except NotWritten as exc:
+        die(str(exc))
+    except OSError as exc:  # what the probe read of the node: no part of the bundle's path
+        die(f"collect could not read this node: {exc}")
     verdict = VERDICTS.get(report.exit_code, "unhealthy")
     typer.echo(f"ampenv: wrote {output} ({len(report.checks)} checks, {verdict})", err=True)
 

@@ -24,8 +24,13 @@ def die(message: str, code: int = EXIT_USAGE) -> None:
     raise typer.Exit(code)
 
 
+# The names of fd 1: ampenv points fd 1 at stderr while checks run (stdio.guard_stdout), so
+# a report written through them would land on stderr; it goes to the saved stdout instead.
+STDOUT_NAMES = frozenset(("-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"))
+
+
 def to_stdout(output: Optional[Path]) -> bool:
-    return output is None or str(output) == "-"
+    return output is None or str(output) in STDOUT_NAMES
 
 
 def use_color(output: Optional[Path], color: str = "auto") -> bool:

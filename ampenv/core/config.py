@@ -280,7 +280,13 @@ _ESCAPED = {
 
 
 def _control(c: str) -> str:
-    return f"\\u{ord(c):04X}" if ord(c) < 0x20 or ord(c) == 0x7F else c
+    """A character as a TOML string shows it: what is not printable (controls, C1, line and
+    paragraph separators, direction marks) by its code; a lone surrogate (a non-UTF-8 byte of
+    the environment) as U+FFFD, which TOML can hold."""
+    if c.isprintable():
+        return c
+    code = 0xFFFD if 0xD800 <= ord(c) <= 0xDFFF else ord(c)
+    return f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}"
 
 
 def baseline(report: Any, specs: list[CheckSpec]) -> str:

@@ -95,19 +95,27 @@ def bundle_members(probe: Probe, report: Report, contract: Iterable[str] = ()) -
     return members
 
 
+class NotWritten(OSError):
+    """The bundle could not be written: its path, its folder, the disk (what was read of the
+    node is no part of it)."""
+
+
 def write_bundle(path: Path, members: dict[str, bytes], keep: bool = False) -> None:
     """A tar.gz written atomically (temp file + rename), regular files only; ``keep``: a file
     at ``path`` (one that appeared meanwhile too) is kept, the bundle refused."""
     now = time.time()
     # 0600: a bundle holds the node's commands, files and environment, for support's eyes only
-    with (
-        replacing(path, mode=0o600, keep=keep) as raw,
-        tarfile.open(fileobj=raw, mode="w:gz") as tar,
-    ):
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mtime, info.mode = len(data), now, 0o644
-            tar.addfile(info, io.BytesIO(data))
+    try:
+        with (
+            replacing(path, mode=0o600, keep=keep) as raw,
+            tarfile.open(fileobj=raw, mode="w:gz") as tar,
+        ):
+            for name, data in members.items():
+                info = tarfile.TarInfo(name)
+                info.size, info.mtime, info.mode = len(data), now, 0o644
+                tar.addfile(info, io.BytesIO(data))
+    except OSError as exc:
+        raise NotWritten(f"cannot write {path}: {exc.strerror or exc}") from exc
 
 
 def collect(

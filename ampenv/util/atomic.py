@@ -22,13 +22,18 @@ content is written changes nothing of where the temp file goes and what is renam
 
 from __future__ import annotations
 
+import array
 import contextlib
 import errno
+import fcntl
 import io
 import os
 import secrets
 import select
+import signal
 import stat
+import termios
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Optional, Union
@@ -53,12 +58,15 @@ def _streamable(mode: int) -> bool:
 
 
 class _Through(io.RawIOBase):
-    """A character device or FIFO, written without blocking: every write waits at most STALL_S
-    for its reader to take something, none while a SIGTERM unwinds, and closing writes nothing
+    """A character device or FIFO, written without blocking: a write waits while its reader
+    takes what is queued, at most STALL_S without a byte taken (a pipe says it has room only
+    once a page is free: the bytes still queued tell a slow reader from one that stopped),
+    none while a SIGTERM unwinds; after a stall it fails at once, and closing writes nothing
     (an exit never waits on a reader that stopped)."""
 
     def __init__(self, fd: int, path: Path) -> None:
         self._fd, self._path = fd, path
+        self._stalled = False
 
     def writable(self) -> bool:
         return True
@@ -69,21 +77,44 @@ class _Through(io.RawIOBase):
     def write(self, data) -> int:  # type: ignore[no-untyped-def]
         view = memoryview(data).cast("B")
         done = 0
-        poller = select.poll()
-        poller.register(self._fd, select.POLLOUT)
         while done < len(view):
+            if self._stalled:
+                raise self._stall()
             try:
                 done += os.write(self._fd, view[done : done + _CHUNK])
             except BlockingIOError:
                 if stdio.terminating():  # what is left to flush while a SIGTERM unwinds
                     raise stdio.Terminated(stdio.EXIT_SIGTERM) from None
-                if not poller.poll(STALL_S * 1000):
-                    raise OSError(
-                        errno.ETIMEDOUT,
-                        f"{self._path} took nothing written for {STALL_S:g} s: its reader "
-                        "stopped reading",
-                    ) from None
+                self._wait()
         return done
+
+    def _wait(self) -> None:
+        """Until there is room, or STALL_S pass with no byte taken (then it is stalled)."""
+        poller = select.poll()
+        poller.register(self._fd, select.POLLOUT)
+        queued, since = self._queued(), time.monotonic()
+        while not poller.poll(min(1.0, STALL_S) * 1000):
+            now = self._queued()
+            if queued is not None and now is not None and now < queued:  # a slow reader
+                queued, since = now, time.monotonic()
+            elif time.monotonic() - since >= STALL_S:
+                self._stalled = True
+                raise self._stall()
+
+    def _queued(self) -> Optional[int]:
+        """The bytes written and not yet read (a pipe's); None where the device says none."""
+        count = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._fd, termios.FIONREAD, count)
+        except OSError:
+            return None
+        return count[0]
+
+    def _stall(self) -> OSError:
+        return OSError(
+            errno.ETIMEDOUT,
+            f"{self._path} took nothing written for {STALL_S:g} s: its reader stopped reading",
+        )
 
     def close(self) -> None:
         if not self.closed:
@@ -168,7 +199,7 @@ def _written(
 ) -> Iterator[BinaryIO]:
     """The new content of the regular file (or nothing) at ``path``, put in place at the end."""
     fd = _unnamed(folder)
-    tmp: Optional[str] = None
+    tmp: Optional[str] = None  # a name the content has beside the target, while it has one
     if fd is None:
         fd, tmp = _temp(folder, path.name)
     try:
@@ -177,14 +208,25 @@ def _written(
             fh.flush()
             os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
-            if tmp is None:
-                tmp = _named(folder, fh.fileno(), path.name)
-        _put_in_place(folder, tmp, path, first)
+            with _signals_held():
+                tmp = _put_in_place(folder, fh.fileno(), tmp, path, first)
     except BaseException:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp, dir_fd=folder)
         raise
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGTERM and SIGINT held while the content is named and put in place: the exit they
+    bring comes once it is in place or gone, never between (a temp name left behind)."""
+    held = {signal.SIGTERM, signal.SIGINT}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _unnamed(folder: int) -> Optional[int]:
@@ -207,30 +249,46 @@ def _temp(folder: int, name: str) -> tuple[int, str]:
     while True:
         tmp = f".{name}.{secrets.token_hex(6)}.tmp"
         try:
-            flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-            return os.open(tmp, flags, 0o600, dir_fd=folder), tmp
+            return os.open(tmp, _NEW, 0o600, dir_fd=folder), tmp
         except FileExistsError:
             continue
+
+
+_NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _linked(folder: int, fd: int, name: str) -> bool:
+    """Give the unnamed file ``fd`` the name ``name`` in ``folder`` (FileExistsError where
+    something has it); False where it cannot be linked (/proc's link not followed in a
+    sandbox, a filesystem without hard links)."""
+    try:
+        # (a folder's fd makes os.link call linkat, which follows /proc's link)
+        os.link(f"{_FDS}/{fd}", name, dst_dir_fd=folder, follow_symlinks=True)
+    except FileExistsError:
+        raise
+    except OSError:
+        return False
+    return True
 
 
 def _named(folder: int, fd: int, name: str) -> str:
-    """Give the unnamed file ``fd`` a temp name beside ``name``, once written: the name lives
-    only as long as the rename that follows takes."""
+    """A temp name beside ``name`` for the content of ``fd``: the unnamed file itself, or a
+    copy of it."""
     while True:
         tmp = f".{name}.{secrets.token_hex(6)}.tmp"
         try:
-            # (a folder's fd makes os.link call linkat, which follows /proc's link)
-            os.link(f"{_FDS}/{fd}", tmp, dst_dir_fd=folder, follow_symlinks=True)
+            if _linked(folder, fd, tmp):
+                return tmp
         except FileExistsError:
             continue
-        except OSError:  # /proc's link not followed (a sandbox): a named copy of it
-            return _copy(folder, fd, name)
+        copy, tmp = _temp(folder, name)
+        _fill(folder, copy, fd, tmp)
         return tmp
 
 
-def _copy(folder: int, fd: int, name: str) -> str:
-    """A temp file beside ``name`` holding what ``fd`` holds, flushed to disk."""
-    copy, tmp = _temp(folder, name)
+def _fill(folder: int, copy: int, fd: int, name: str) -> None:
+    """Write into ``copy`` (the new file ``name``) what ``fd`` holds, flushed to disk; the new
+    file is removed where that fails."""
     try:
         os.fchmod(copy, stat.S_IMODE(os.fstat(fd).st_mode))
         os.lseek(fd, 0, os.SEEK_SET)
@@ -242,35 +300,57 @@ def _copy(folder: int, fd: int, name: str) -> str:
                 chunk = chunk[os.write(copy, chunk) :]
         os.fsync(copy)
     except BaseException:
-        os.unlink(tmp, dir_fd=folder)
+        os.unlink(name, dir_fd=folder)
         raise
     finally:
         os.close(copy)
-    return tmp
 
 
-def _put_in_place(folder: int, tmp: str, path: Path, first: Optional[os.stat_result]) -> None:
+def _put_in_place(
+    folder: int, fd: int, tmp: Optional[str], path: Path, first: Optional[os.stat_result]
+) -> Optional[str]:
+    """Put the content of ``fd`` (named ``tmp`` beside the target, or unnamed) at ``path``;
+    the temp name still there after it (None: none is)."""
     name = path.name
     now = _look(folder, name)
     if first is None:
         if now is not None:
             raise UnsafeTarget(path, f"appeared ({kind(now.st_mode)}) while being written")
-        try:
-            # fails with EEXIST: never replaces what appeared meanwhile
-            os.link(tmp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        try:  # a link fails with EEXIST: never over what appeared meanwhile
+            linked = _linked(folder, fd, name) if tmp is None else _hard_link(folder, tmp, name)
+            if not linked:  # no hard links here: the file made anew, only where none is
+                copy = os.open(name, _NEW, 0o600, dir_fd=folder)
+                _fill(folder, copy, fd, name)
         except FileExistsError:
             raise UnsafeTarget(path, "appeared while being written") from None
-        except OSError as exc:
-            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
-                raise
-            os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)  # no hard links here
-        else:
+        if tmp is not None:
             os.unlink(tmp, dir_fd=folder)
-        return
+        return None
     same = now is not None and (now.st_dev, now.st_ino) == (first.st_dev, first.st_ino)
     if not (same and stat.S_ISREG(now.st_mode)):  # type: ignore[union-attr]
         raise UnsafeTarget(path, "was replaced by something else while being written")
-    os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    named = _named(folder, fd, name) if tmp is None else tmp
+    try:
+        os.replace(named, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        if named != tmp:  # (the caller removes its own)
+            os.unlink(named, dir_fd=folder)
+        raise
+    return None
+
+
+def _hard_link(folder: int, tmp: str, name: str) -> bool:
+    """Link the temp file ``tmp`` as ``name`` (FileExistsError where something has it); False
+    on a filesystem without hard links."""
+    try:
+        os.link(tmp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+            raise
+        return False
+    return True
 
 
 def write_bytes(path: Union[str, Path], data: bytes, mode: int = 0o644, keep: bool = False) -> None:

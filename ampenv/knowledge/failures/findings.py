@@ -4,6 +4,7 @@ the failures near it, and which notice is a note because nothing read failed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from ampenv.knowledge.failures.model import GENERIC, Failure
 
@@ -57,10 +58,16 @@ class Found:
     # a fault event's: the places it occurred at (text, node, card, port) and how often, which
     # a recovery there ends
     events: dict[str, int] = field(default_factory=dict)
+    # a follow-up code's: where the line that says its reason was (see Failure.said)
+    said_at: Optional[tuple[str, int]] = None
 
     def near(self, other: Found) -> bool:
         """Whether the two were seen within NEAR lines of each other in one text."""
-        return any(a == b and abs(i - j) <= NEAR for a, i in self.places for b, j in other.places)
+        return any(self.seen_near(place) for place in other.places)
+
+    def seen_near(self, place: tuple[str, int]) -> bool:
+        """Whether it was seen within NEAR lines of ``place`` (a text and a line)."""
+        return any(a == place[0] and abs(i - place[1]) <= NEAR for a, i in self.places)
 
 
 def findings(found: list[Found], died: bool) -> list[Hit]:
@@ -95,12 +102,12 @@ def findings(found: list[Found], died: bool) -> list[Hit]:
 
 
 def _reason(found: Found, ordered: list[Found]) -> str:
-    """The reason a follow-up code near ``found`` states, with its code: the first one's."""
+    """The reason a follow-up code states near ``found``, with its code: the first one's."""
     said = next(
         (
             g.failure
             for g in ordered
-            if g.failure.rank == GENERIC and g.failure.said and g.near(found)
+            if g.failure.rank == GENERIC and g.said_at is not None and found.seen_near(g.said_at)
         ),
         None,
     )

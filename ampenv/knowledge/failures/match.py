@@ -18,6 +18,7 @@ from itertools import islice
 from typing import Any, Optional
 
 from ampenv.knowledge.failures.catalogue import CATALOGUE
+from ampenv.knowledge.failures.decoding import Decoded
 from ampenv.knowledge.failures.device_events import FAMILY as DEVICE_EVENTS
 from ampenv.knowledge.failures.faultdiag import FAMILY as FAULT_DIAG_RULES
 from ampenv.knowledge.failures.faultdiag import (
@@ -53,10 +54,6 @@ from ampenv.knowledge.failures.lines import (
 )
 from ampenv.knowledge.failures.model import GENERIC, SIX_DIGITS, Failure, TextFacts, judged
 
-# Distinct codes a scan decodes through the code families: a real log names a handful; a flood
-# of made-up codes must not grow the scan without bound.
-MAX_DECODED = 256
-SAID_TRIES = 8  # lines of a follow-up code decoded again for the reason its first did not say
 PIECE = 1 << 20  # with a deadline, text is scanned this many bytes (whole lines) at a time
 BATCH_LINES = 1 << 15  # lines fed one by one are scanned in batches of this many
 WRAPPED_TEXT = 1 << 18  # the longest text read for a screen's hard wraps
@@ -146,8 +143,7 @@ class Scanner:
     _anchors: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)
     _shared: dict[bytes, re.Pattern[bytes]] = field(default_factory=dict)  # a shared word's keys
     _order: dict[int, int] = field(default_factory=dict)  # an entry's place in the catalogue
-    _decoded: dict[tuple[str, str, bool], Failure] = field(default_factory=dict)
-    _retries: dict[tuple[str, str, bool], int] = field(default_factory=dict)
+    _decoded: Decoded = field(default_factory=Decoded)
     # short lines read (with the frame above where it is read) in a text, and what they gave:
     # a flood of one line is read once per text (what a line gives may depend on its text: the
     # frameworks it names, the versions it shows)
@@ -155,7 +151,6 @@ class Scanner:
         tuple[bytes, frozenset[bytes], str, int], tuple[tuple[Failure, str, str, str], ...]
     ] = field(default_factory=dict)
     _framed: frozenset[bytes] = frozenset()  # the passes of entries that read the frame above
-    undecoded: int = 0  # lines whose code was past MAX_DECODED distinct codes: not decoded
     # A logger's INFO/DEBUG mark makes a code on its line a mention (off for a line a person
     # pastes to `ampenv explain`: asking is the mark).
     heed_levels: bool = True
@@ -623,24 +618,8 @@ class Scanner:
         # an error mark before the code counts, the family's own context included
         if self.heed_levels and quiet(line, m.start("code"), before):
             return None
-        # a code's first line gives its meaning, unless the frame above decides it; a device
-        # event's recovery is decoded apart from its occurrence (it ends the finding)
-        key = (failure.id, m.group("code"), failure.id == DEVICE_EVENTS and recovered(m.group(0)))
-        decoded = None if failure.frame else self._decoded.get(key)
-        if decoded is not None and decoded.rank == GENERIC and not decoded.said:
-            # "E89999: Inner Error!": a later line of the code may say why (tried a few times)
-            tries = self._retries[key] = self._retries.get(key, 0) + 1
-            said = failure.decode(m) if tries <= SAID_TRIES else None
-            decoded = self._decoded[key] = said if said is not None and said.said else decoded
-        if decoded is None:
-            decoded = failure.decode(m)
-            if decoded is None:  # not a code of the family's table: nothing kept, nothing counted
-                return None
-            if key not in self._decoded and len(self._decoded) >= MAX_DECODED:
-                self.undecoded += 1
-                return None
-            self._decoded[key] = decoded
-        return decoded, m
+        decoded = self._decoded.failure(failure, m)
+        return None if decoded is None else (decoded, m)
 
     def _text_facts(self, context: TextFacts) -> Any:
         """What ``context`` reads in the text being read: once per text, however many of its
@@ -664,6 +643,7 @@ class Scanner:
             found = self._found[failure.id] = Found(
                 failure, match, excerpt, where, where, order=len(self._found)
             )
+            found.said_at = (name, number) if failure.said else None
         else:
             found.count += 1
             found.last = where
@@ -672,6 +652,7 @@ class Scanner:
             elif failure.said and not found.failure.said:
                 # "E89999: Inner Error!", then the line of the same code that says why
                 found.failure, found.match, found.line = failure, match, excerpt
+                found.said_at = (name, number)
         found.texts[name] = None
         if event:  # (past EVENT_PLACES places, the rest are kept as one that never recovers)
             if len(found.events) >= EVENT_PLACES and event not in found.events:
@@ -681,6 +662,11 @@ class Scanner:
             found.places.append((name, number))
         else:  # the last place stands in the last slot
             found.places[-1] = (name, number)
+
+    @property
+    def undecoded(self) -> int:
+        """Lines whose code was past MAX_DECODED distinct codes: not decoded."""
+        return self._decoded.undecoded
 
     def hits(self) -> list[Hit]:
         """One hit per failure: root causes first, generic follow-up codes last (see

@@ -285,14 +285,15 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
 
 # An exception raised without a message: its name alone on the row below its last frame's
 # source (a bare `assert` fails as "AssertionError" and nothing more). Each row may carry a
-# relay's prefix, the same on every row: a rank's ("[rank1]: "), a worker's ("(pid=1) "), an
-# exception group's ("    | ").
+# relay's prefix, the same on every row: a rank's ("[rank1]: ") or a worker's ("(pid=1) "),
+# an exception group's ("    | "), or both.
 _BARE_RAISED = re.compile(
-    r"^(?P<relay>(?:\[[^\]\n]{1,40}\]: ?|\([^)\n]{1,60}\) |[ \t]{0,40}\| )?)"
+    r"^(?P<relay>(?:\[[^\]\n]{1,40}\]: ?|\([^)\n]{1,60}\) )?(?:[ \t]{0,40}\| )?)"
     r'(?P<indent>[ \t]*)File "(?P<file>[^"\n]{1,400})", line (?P<line>\d{1,7})[^\n]{0,200}\n'
     # its source, indented below it (a frame without source, a .pyc's, has none); Python 3.13
-    # prints each row of a statement that spans several, 3.11 carets under the call that raised
-    r"(?P<source>(?:(?P=relay)(?P=indent)[ \t]+(?!File )\S[^\n]{0,400}\n){1,8})"
+    # prints each row of a statement that spans several (and "...<2 lines>..." for those it
+    # leaves out), 3.11 carets under the call that raised
+    r"(?P<source>(?:(?P=relay)(?P=indent)[ \t]+(?!File )\S[^\n]{0,400}\n){1,24})"
     r"(?P=relay)[ \t]*(?P<name>[A-Za-z_][\w.]{0,120}(?:Error|Exception|Interrupt))[ \t]*\r?$",
     re.M,
 )
