@@ -595,7 +595,7 @@ _DEATH_MARKERS = (
     b"atal error:",  # "Fatal error:", and the Go runtime's "fatal error: ... deadlock!" at a
     # line's start
     b"Check failed",  # glog's fatal check
-    b"' failed.",  # a C assert: "Assertion `x' failed."
+    b"' failed",  # a C assert: "Assertion `x' failed." (a page's copy may drop the stop)
     b"Exit Code:",  # kubectl describe
     b"exit status",  # Go's os/exec, a shell's
     b"Back-off restarting failed",
@@ -616,7 +616,7 @@ _DEATH = re.compile(
     r"|\bSIG(?:SEGV|ABRT|BUS|ILL|FPE|KILL)\b|killed due to memory pressure"
     r"|terminated with exception|\bERR99999\b|death signal|non-zero exit code"
     r"|\bgoroutine \d{1,9} \[running\]:|\bFatal error:|^fatal error:|\bCheck failed:"
-    r"|\bAssertion `[^\n]{0,300}' failed\."
+    r"|\bAssertion `[^\n]{0,300}' failed\b"
     r"|\bExit Code:\s{0,16}-?[1-9]|\bexit status -?[1-9]|Back-off restarting failed container"
     r"|\*\*\* \[[^\]\n]{1,200}\] Error [1-9]|\b\w{1,60}Error\(\w{1,60}(?:Error|Exception)\):"
     r"|\bpanicked at\b|\bzsh: (?:segmentation fault|killed|abort|bus error)\b"

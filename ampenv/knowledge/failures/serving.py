@@ -1,7 +1,7 @@
-"""What a serving engine says of its own start and of the work it queued: a model the hub may
-not fetch (offline, not in the cache), an engine not ready within the front end's wait, more
-ranks on a node than the devices its workers see, and device memory that ran out in work
-launched before the call that reports it."""
+"""What a serving engine says of its own start and of the work it queued: a tokenizer file
+saved by a newer tokenizers, a model the hub may not fetch (offline, not in the cache), an
+engine not ready within the front end's wait, more ranks on a node than the devices its workers
+see, and device memory that ran out in work launched before the call that reports it."""
 
 from __future__ import annotations
 
@@ -9,6 +9,49 @@ from ampenv.knowledge.failures.lines import in_error_record
 from ampenv.knowledge.failures.model import Failure, Source
 
 FAILURES = (
+    Failure(
+        id="tokenizer-file-too-new",
+        mode="torch-pairing",  # the Python stack's releases against what the model was saved by
+        component="tokenizers",
+        # the Rust library's serde error, through transformers' and MindIE's tokenizer wrappers
+        patterns=(
+            r"data did not match any variant of untagged enum "
+            r"(?:ModelWrapper|Py\w{1,40}Wrapper)\b",
+        ),
+        codes=(),
+        meaning="the tokenizers library could not read the model's tokenizer.json: the file was "
+        "saved by another tokenizers release than the one installed (a newer one, in a format "
+        "this one lacks)",
+        causes=(
+            "tokenizers (pulled in by transformers) older than the release that saved the "
+            "model: a serving image (MindIE, vLLM) pinning an older transformers than the "
+            "fine-tuning environment (LLaMA-Factory) that wrote the tokenizer",
+            "rarely the reverse: a newer release that no longer reads an old file",
+        ),
+        fix="upgrade tokenizers where the model is loaded to at least the release that saved it "
+        "(`pip install -U tokenizers`, or the transformers release the model names; the Ascend "
+        "forum's MindIE case: transformers 4.49.0), or save the tokenizer again with the "
+        "release that loads it",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/forum/thread-02114178614542866094-1-1.html (MindIE 1.0, "
+                "a LLaMA-Factory fine-tune; solved by transformers 4.49.0)",
+                "report",
+            ),
+            Source(
+                "https://github.com/huggingface/sentence-transformers/issues/1105 (nreimers: "
+                "update the tokenizers package)",
+                "maintainer",
+            ),
+            Source(
+                "https://github.com/allenai/open-instruct/issues/738 (tokenizers 0.19.1 cannot "
+                "load Tulu 3.1's tokenizer; confirmed by hamishivi)",
+                "maintainer",
+            ),
+        ),
+        hints=("exception",),
+    ),
     Failure(
         id="hub-offline-not-cached",
         mode="cann-env",  # the node set up without what the job reads

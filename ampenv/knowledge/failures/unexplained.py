@@ -65,7 +65,9 @@ _TRACEBACK = "Traceback (most recent call last)"
 # launcher's, a scheduler's or a logger's word for it says less: the lines above it say what)
 _FATAL = re.compile(
     r"(?m)Segmentation fault|core dumped|^[ \t]*Killed\b|terminate called after throwing"
-    r"|Fatal Python error|\bCheck failed:|Assertion `[^\n]{0,300}' failed\.|\bfatal error:"
+    r"|Fatal Python error|\bCheck failed:|Assertion `[^\n]{0,300}' failed\b|\bfatal error:"
+    # a signal handler's own report ("SIGABRT Signal (Abort Signal from abort) catched")
+    r"|^[^\n]{0,80}?\bSIG(?:ABRT|SEGV|BUS|ILL|FPE)\b(?! ?=)"
     r"|\bpanicked at\b|killed due to memory pressure|\bzsh: (?:segmentation fault|killed|abort)"
     r"|\[\d{1,3}\]\s{1,8}\d{1,9}\s{1,4}(?:segmentation fault|killed|abort|bus error)\b"
 )
@@ -87,6 +89,8 @@ _ENDING = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z]{2}")
 _RELAYED_ROW = re.compile(r"\[[^\]\n]{1,40}\]:|\([^)\n]{1,60}\) ")  # "[default0]:", "(pid=1) "
+# a native backtrace's frame: gdb's "#3  0x00007f... in abort ()", a handler's "[#3] 0x1e7c0: f"
+_NATIVE_FRAME = re.compile(r"\s*\[?#\d{1,4}\]?\s+(?:0x[0-9a-fA-F]{1,16}\b|[\w:~<>]{1,200}\s?\()")
 _PROGRESS = re.compile(r"\d+it/s\]|\d+s/it\]|\|\s*\d+/\d+ \[")  # a progress bar's row
 # What a message asks of its reader: a request anywhere ("please ...", "try ...", "you should
 # ..."), or a sentence that opens with an action ("... not supported. Use bfloat16 instead.",
@@ -266,9 +270,31 @@ def _raiser(tail: str, at: int) -> Optional[str]:
     return None
 
 
+ABOVE_ROWS = 4  # rows read above a fatal record for the error its program reported first
+
+
+def _errors_above(tail: str, at: int) -> Optional[str]:
+    """The first of the error records right above the fatal record at ``at`` (a program's own
+    report of why it aborts: "[ERROR] ... max buffer number in same queue position is 4",
+    "error happened!", then the abort): the top of their block, ABOVE_ROWS rows at most."""
+    top, end = None, at
+    for _ in range(ABOVE_ROWS):
+        if end <= 0:
+            break
+        start = tail.rfind("\n", 0, end - 1) + 1
+        row = tail[start:end].strip()[:WINDOW]
+        end = start
+        mark = ERROR_MARK.search(row)
+        if mark is None or below_error(row, mark.start()) or _FATAL.search(row):
+            break
+        top = row
+    return top
+
+
 def _fatal(tail: str) -> Optional[tuple[int, str]]:
     """The last record of ``tail`` that shows a process ended by a signal, a fatal error or a
-    failed check: its offset and its words (a C++ exception's message, where it follows)."""
+    failed check: its offset and its words (a C++ exception's message, where it follows; the
+    error its program reported right above it, first)."""
     found = deque(_FATAL.finditer(tail), maxlen=1)
     if not found:
         return None
@@ -279,8 +305,14 @@ def _fatal(tail: str) -> Optional[tuple[int, str]]:
     if _PROGRESS.search(tail, start, last.start()):  # a bar's row the crash was written on
         start = last.start()
     words = tail[start:end].strip()
+    if last.group().startswith("Assertion `"):  # the condition first, then where (a long
+        # C++ signature before it would push it past what is told)
+        where = tail[start : last.start()].strip().rstrip(":").strip()
+        words = f"{tail[last.start() : end].strip()} ({where})" if where else words
     what = _WHAT.match(tail, end)
-    return start, f"{words} {what.group(1).strip()}" if what else words
+    words = f"{words} {what.group(1).strip()}" if what else words
+    above = _errors_above(tail, start)
+    return start, f"{above} (then: {words})" if above else words
 
 
 # An exception raised without a message: its name alone on the row below its last frame's
@@ -362,6 +394,7 @@ def _row_ends(tail: str, at: int) -> bool:
                 _WORD.search(record)
                 and not body.startswith("    ")
                 and not record.lstrip().startswith(("File ", _TRACEBACK))
+                and _NATIVE_FRAME.match(body) is None
                 and _ENDING.search(record) is None
             ):
                 records += 1
