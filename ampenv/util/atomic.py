@@ -42,6 +42,7 @@ from ampenv.util import stdio
 from ampenv.util.bounded import kind
 
 _FDS = "/proc/self/fd"
+_NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC  # made here, or refused
 STALL_S = 60.0  # a reader that takes nothing written for this long has stopped reading
 _CHUNK = 1 << 20
 
@@ -244,17 +245,19 @@ def _unnamed(folder: int) -> Optional[int]:
         raise
 
 
+def _temp_name(name: str) -> str:
+    """A temp name beside ``name``: a dot first and ``.tmp`` last, which collectors ignore."""
+    return f".{name}.{secrets.token_hex(6)}.tmp"
+
+
 def _temp(folder: int, name: str) -> tuple[int, str]:
     """A new temp file beside ``name``, and its name."""
     while True:
-        tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+        tmp = _temp_name(name)
         try:
             return os.open(tmp, _NEW, 0o600, dir_fd=folder), tmp
         except FileExistsError:
             continue
-
-
-_NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _linked(folder: int, fd: int, name: str) -> bool:
@@ -275,7 +278,7 @@ def _named(folder: int, fd: int, name: str) -> str:
     """A temp name beside ``name`` for the content of ``fd``: the unnamed file itself, or a
     copy of it."""
     while True:
-        tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+        tmp = _temp_name(name)
         try:
             if _linked(folder, fd, tmp):
                 return tmp

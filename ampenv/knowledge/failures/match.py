@@ -640,10 +640,10 @@ class Scanner:
         where = f"{name}:{number}"
         found = self._found.get(failure.id)
         if found is None:
+            at = (name, number) if failure.said else None
             found = self._found[failure.id] = Found(
-                failure, match, excerpt, where, where, order=len(self._found)
+                failure, match, excerpt, where, where, order=len(self._found), said_at=at
             )
-            found.said_at = (name, number) if failure.said else None
         else:
             found.count += 1
             found.last = where
