@@ -274,3 +274,12 @@ def test_a_value_is_shown_on_one_line_and_reads_back_as_it_was(value: str) -> No
     assert shown.isprintable()
     unpaired = "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in value)
     assert config._loads(f"x = {shown}", "shown")["x"] == unpaired
+
+
+def test_a_key_s_control_characters_are_escaped_in_the_error(tmp_path) -> None:
+    # a key is the user's text: its newline must not split the error line
+    cfg = tmp_path / "k.toml"
+    cfg.write_text('["x\\ny\\u001b[31m"]\nz = 1\n')
+    ran = run_ampenv("config", "show", "-c", str(cfg))
+    assert ran.returncode == 2
+    assert "x\\ny\\x1b[31m: unknown section" in ran.stderr and "\x1b" not in ran.stderr

@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ampenv.util.formats import printable
 from ampenv.util.jsonshape import integer, number
 
 
@@ -40,7 +41,8 @@ SECONDS = Setting(float, None, "seconds", gt=0, le=MAX_SECONDS)
 class ConfigError(Exception):
     def __init__(self, path: str, key: str, message: str) -> None:
         self.path, self.key, self.message = path, key, message
-        where = f"{path}: {key}" if key else path
+        # (the path and key as a terminal shows them: a key may hold a newline, an escape)
+        where = f"{printable(path)}: {printable(key)}" if key else printable(path)
         super().__init__(f"{where}: {message}")
 
 

@@ -23,6 +23,7 @@ from ampenv.core.settings import ConfigError
 from ampenv.knowledge import envcontract
 from ampenv.probe import Probe, cann, proc
 from ampenv.util import stdio
+from ampenv.util.formats import printable
 
 # The script path arrives as $1, never spliced into the command text.
 SOURCE_AND_DUMP = 'source "$1" >/dev/null 2>&1; env -0'
@@ -50,7 +51,7 @@ def source_env(script: str, env: dict[str, str], timeout: float = SET_ENV_TIMEOU
         # what the shell said last: "/usr/bin/env: Argument list too long" (a value over the
         # kernel's 128 KiB for one variable)
         said = next((line for line in reversed(result.stderr.splitlines()) if line.strip()), "")
-        said = "".join(c if c.isprintable() else "?" for c in said.strip())[:200]
+        said = printable(said.strip())[:200]
         why = f"{result.describe()}" + (f": {said}" if said else "")
         return Prepared(dict(env), [f"could not source {script}: {why}"])
     after = parse_env0(result.stdout)
