@@ -121,6 +121,9 @@ def test_a_slow_reader_is_waited_for_and_a_stalled_one_fails_every_write_after(
 def test_signals_wait_while_the_file_is_put_in_place() -> None:
     fired: list[int] = []
     before = signal.signal(signal.SIGTERM, lambda n, f: fired.append(n))
+    # another thread, which a process's signal may be delivered to
+    other = threading.Thread(target=threading.Event().wait, args=(1,), daemon=True)
+    other.start()
     try:
         with atomic._signals_held():
             os.kill(os.getpid(), signal.SIGTERM)

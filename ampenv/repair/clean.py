@@ -140,9 +140,10 @@ def _refuse_held(plan: Plan) -> None:
 
 
 class CleanRefused(Exception):
-    """Cleaning cannot start: another cleaner runs, or the probe reads a bundle. Its exit code:
-    3 where it could not clean now (nothing said of the node's health: another cleaner, a lock
-    it cannot take), 2 where it was asked of what it never cleans (a bundle)."""
+    """Cleaning cannot start: another cleaner runs, its lock is no regular file, or the probe
+    reads a bundle. Its exit code: 3 where it could not clean now (another cleaner: nothing
+    said of the node's health), 1 where a person must look (a link or a device planted at the
+    lock), 2 where it was asked of what it never cleans (a bundle)."""
 
     def __init__(self, why: str, exit_code: int = 3) -> None:
         super().__init__(why)
@@ -200,7 +201,7 @@ def clean(
     except saferm.CleanerBusy as exc:
         raise CleanRefused(str(exc)) from None
     except files.Unsafe as exc:
-        raise CleanRefused(f"the cleaners' lock: {exc.strerror}") from None
+        raise CleanRefused(f"the cleaners' lock: {exc.strerror}", 1) from None
     return result
 
 

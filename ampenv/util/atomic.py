@@ -33,6 +33,7 @@ import select
 import signal
 import stat
 import termios
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +43,7 @@ from ampenv.util import stdio
 from ampenv.util.bounded import kind
 
 _FDS = "/proc/self/fd"
+_HELD = (signal.SIGTERM, signal.SIGINT)
 _NEW = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC  # made here, or refused
 STALL_S = 60.0  # a reader that takes nothing written for this long has stopped reading
 _CHUNK = 1 << 20
@@ -221,13 +223,21 @@ def _written(
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
     """SIGTERM and SIGINT held while the content is named and put in place: the exit they
-    bring comes once it is in place or gone, never between (a temp name left behind)."""
-    held = {signal.SIGTERM, signal.SIGINT}
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    bring comes once it is in place or gone, never between (a temp name left behind). Held at
+    Python's level (a signal mask is a thread's, and another thread may take the signal):
+    recorded, then raised again to the handler it had. Only the main thread sets handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    before = {sig: signal.signal(sig, lambda n, _: pending.append(n)) for sig in _HELD}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        for sig in pending:
+            signal.raise_signal(sig)
 
 
 def _unnamed(folder: int) -> Optional[int]:
