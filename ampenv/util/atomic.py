@@ -225,8 +225,11 @@ def _signals_held() -> Iterator[None]:
     """SIGTERM and SIGINT held while the content is named and put in place: the exit they
     bring comes once it is in place or gone, never between (a temp name left behind). Held at
     Python's level (a signal mask is a thread's, and another thread may take the signal):
-    recorded, then raised again to the handler it had. Only the main thread sets handlers."""
-    if threading.current_thread() is not threading.main_thread():
+    recorded, then raised again to the handler it had. Only the main thread sets handlers, and
+    a handler set outside Python (getsignal says None) could not be put back: not held then."""
+    if threading.current_thread() is not threading.main_thread() or any(
+        signal.getsignal(sig) is None for sig in _HELD
+    ):
         yield
         return
     pending: list[int] = []
