@@ -92,6 +92,28 @@ def test_a_config_that_is_not_a_file_is_a_usage_error(tmp_path, kind):
     assert took < QUICK
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("doctor", "--log", ""),  # was read as ".", "a folder"
+        ("doctor", "-o", ""),  # was "cannot write ."
+        ("doctor", "--bundle", ""),  # was the live node judged
+        ("doctor", "--sysroot", ""),  # was the real root read
+        ("doctor", "-c", ""),  # was the default config used
+        ("doctor", "--textfile-dir", ""),
+        ("collect", "-o", ""),
+        ("config", "init", "-o", ""),
+        ("fleet", ".", "--baseline-out", ""),  # was no file and no word
+    ],
+)
+def test_an_empty_path_is_a_usage_error(tmp_path, args):
+    # an unset variable's "$BUNDLE" names nothing: not the current folder, not the live node
+    ran = run_ampenv(*args, cwd=tmp_path)
+    assert ran.returncode == 2, ran
+    assert "an empty path names no file" in ran.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_deeply_nested_config_is_a_usage_error(tmp_path):
     cfg = tmp_path / "ampenv.toml"
     cfg.write_text("[env]\nX = " + "[" * 5000 + "]" * 5000 + "\n")

@@ -335,6 +335,7 @@ def test_explain_unknown_and_nearest() -> None:
     assert explain("607039") == []
     assert explain("nothing to see here") == []
     assert nearest("507039")[:2] == ["507036", "507035"]
+    assert nearest("0507039")[:2] == ["507036", "507035"]  # leading zeros hide none
     assert "EI0006" in nearest("EI0007")
     assert len(nearest("EI0007", n=2)) == 2
 

@@ -33,6 +33,8 @@ from ampenv.cli.options import (
     SysrootOpt,
     TextfileOpt,
     VerboseOpt,
+    a_path,
+    named,
     seconds_option,
     value_of,
     wait_seconds_option,
@@ -90,7 +92,11 @@ def doctor(
     fix: bool = typer.Option(False, "--fix", help="Repair what can be repaired, then recheck."),
     deadline: Optional[float] = DeadlineOpt,
     log: Optional[list[Path]] = typer.Option(
-        None, "--log", help="Also scan this log for known failures (- for stdin; .gz too)."
+        None,
+        "--log",
+        parser=a_path,
+        metavar="<file>",
+        help="Also scan this log for known failures (- for stdin; .gz too).",
     ),
     textfile_dir: Optional[Path] = TextfileOpt,
     color: Color = ColorOpt,
@@ -191,7 +197,9 @@ def explain(
 
 @config_app.command("init")
 def config_init(
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here."),
+    output: Optional[Path] = typer.Option(
+        None, "--output", "-o", parser=a_path, metavar="<file>", help="Write here."
+    ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     sysroot: Optional[str] = SysrootOpt,
 ) -> None:
@@ -356,7 +364,14 @@ def hook_npd(
 
 @app.command()
 def collect(
-    output: Path = typer.Option(..., "--output", "-o", help="The bundle to write (.tar.gz)."),
+    output: Path = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        parser=a_path,
+        metavar="<file>",
+        help="The bundle to write (.tar.gz).",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace an existing --output file."),
     config: Optional[str] = ConfigOpt,
     sysroot: Optional[str] = SysrootOpt,
@@ -537,7 +552,11 @@ def fleet(
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     output: Optional[Path] = OutputOpt,
     baseline_out: Optional[str] = typer.Option(
-        None, "--baseline-out", help="Write the groups' figures here ([certificate] baseline)."
+        None,
+        "--baseline-out",
+        parser=named,
+        metavar="<file>",
+        help="Write the groups' figures here ([certificate] baseline).",
     ),
     min_gap: float = typer.Option(
         0.10, "--min-gap", help="Least share below the group median that flags a node."

@@ -2,6 +2,7 @@
 declarations, and the checks typer runs on them before a command starts."""
 
 import enum
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -63,17 +64,39 @@ ColorOpt = typer.Option(
     "--color",
     help="auto: on a terminal, unless NO_COLOR is set (FORCE_COLOR: also on a pipe).",
 )
+
+
+def named(text: str) -> str:
+    """A path option's value, which must name something: an empty one (an unset variable's
+    "$BUNDLE") is a usage error, never the live node, the current folder or no file at all."""
+    if not text:
+        raise typer.BadParameter("an empty path names no file")
+    return text
+
+
+def a_path(text: str) -> Path:
+    return Path(named(text))  # Path("") would be "."
+
+
 TextfileOpt = typer.Option(
-    None, "--textfile-dir", help="Also write ampenv.prom here (node_exporter textfile)."
+    None,
+    "--textfile-dir",
+    parser=a_path,
+    metavar="<dir>",
+    help="Also write ampenv.prom here (node_exporter textfile).",
 )
-OutputOpt = typer.Option(None, "--output", "-o", help="Write the report to FILE.")
-ConfigOpt = typer.Option(None, "--config", "-c", metavar="<file>", help="ampenv.toml to use.")
+OutputOpt = typer.Option(
+    None, "--output", "-o", parser=a_path, metavar="<file>", help="Write the report to FILE."
+)
+ConfigOpt = typer.Option(
+    None, "--config", "-c", parser=named, metavar="<file>", help="ampenv.toml to use."
+)
 SysrootOpt = typer.Option(
-    None, "--sysroot", metavar="<dir>", help="Prefix for every system path read."
+    None, "--sysroot", parser=named, metavar="<dir>", help="Prefix for every system path read."
 )
 DeviceOpt = typer.Option(None, "--device", help="Force the backend (default: detected).")
 BundleOpt = typer.Option(
-    None, "--bundle", metavar="<file>", help="Diagnose offline from a support bundle."
+    None, "--bundle", parser=named, metavar="<file>", help="Diagnose offline from a support bundle."
 )
 VerboseOpt = typer.Option(False, "--verbose", "-v", help="Show facts and timings.")
 StrictOpt = typer.Option(False, "--strict", help="Warnings make the exit code 1.")

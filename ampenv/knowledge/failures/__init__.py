@@ -117,6 +117,8 @@ def nearest(query: str, n: int = 5) -> list[str]:
         return []
     codes = sorted({_norm(c) for f in CATALOGUE for c in f.codes} | set(ge_status.known()))
     if q.lstrip("-").isdigit():
+        # a number's neighbours are of its size: leading zeros ("0507035") add none
+        q = ("-" if q.startswith("-") else "") + (q.lstrip("-").lstrip("0") or "0")
         same_kind = [c for c in codes if c.lstrip("-").isdigit() and len(c) == len(q)]
         ranked = sorted(same_kind, key=lambda c: (-_prefix(c, q), abs(int(c) - int(q))))
         return ranked[:n]
