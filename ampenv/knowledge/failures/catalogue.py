@@ -31,6 +31,7 @@ from ampenv.knowledge.failures.memory import FAILURES as MEMORY
 from ampenv.knowledge.failures.model import Failure
 from ampenv.knowledge.failures.npu_options import FAILURES as NPU_OPTIONS
 from ampenv.knowledge.failures.operator_inputs import FAILURES as OPERATOR_INPUTS
+from ampenv.knowledge.failures.operator_tools import FAILURES as OPERATOR_TOOLS
 from ampenv.knowledge.failures.pasted_versions import FAILURES as PASTED_VERSIONS
 from ampenv.knowledge.failures.pip_installs import FAILURES as PIP_INSTALLS
 from ampenv.knowledge.failures.plog import PLOG_ERRORS
@@ -73,6 +74,7 @@ NAMED: tuple[Failure, ...] = (
     *COLLECTIVES,
     *TRITON_LIMITS,
     *COMPILER,
+    *OPERATOR_TOOLS,
     *CONVERSION,
     *SOURCE_BUILDS,
     *ACCURACY_TOOLS,
