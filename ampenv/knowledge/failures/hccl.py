@@ -616,7 +616,9 @@ FAILURES = (
         # "HCCL_BUFFSIZE is too SMALL, ... NEEDED_HCCL_BUFFSIZE(...) = 305MB, HCCL_BUFFSIZE=200MB."
         # the tiling's own figures follow (a FAQ or a note quoting the words does not hold them)
         patterns=(
-            r"HCCL_BUFFSIZE is too SMALL, (?:maxBs|realBs|should larger than) ",
+            # (an A3's hierarchical dispatch names its expert-parallel window: "HCCL_BUFFSIZE_EP
+            # is too SMALL, maxBs = 64, ... = 600MB, HCCL_BUFFSIZE=256MB.")
+            r"HCCL_BUFFSIZE(?:_EP)? is too SMALL, (?:maxBs|realBs|should larger than) ",
             # torch_npu's own check of the value (MB)
             r"Error: HCCL_BUFFSIZE should be positive",
         ),

@@ -1,13 +1,36 @@
-"""What DVPP, the NPU's media engine (video decode VDEC, JPEG decode JPEGD, resize VPC),
-refuses or cannot finish: streams and images beyond what it decodes or crops, a JPEG cut short,
-a picture description left stale, a decode task past its timeout. The fix is in the input or
-the calling code."""
+"""What DVPP, the NPU's media engine (video decode VDEC, JPEG decode JPEGD, resize VPC), and a
+board's video output refuse or cannot finish: streams and images beyond what it decodes or
+crops, a JPEG cut short, a picture description left stale, a decode task past its timeout (the
+fix is in the input or the calling code), a second process at the video output."""
 
 from __future__ import annotations
 
 from ampenv.knowledge.failures.model import Failure, Source, hicann_page
 
 FAILURES = (
+    Failure(
+        id="vo-hdmi-another-process",
+        mode="container-devices",
+        component="VO/HDMI",
+        # the video-output and HDMI drivers of an Atlas 200I/500 A2 refusing a second process:
+        # "[drv_vo][ERR][vo_open:433]:VO functions must work in the same pid!!!"
+        patterns=(r"(?:VO|HDMI) functions must work in the same pid",),
+        codes=(),
+        meaning="the board's video-output (VO) and HDMI drivers serve one process at a time: "
+        "another process holds them, so this one cannot open them",
+        causes=("an earlier VO/HDMI sample or service still running in the background",),
+        fix="find the process that uses VO/HDMI (`ps -elf`, the sample's name), stop it, then "
+        "run again",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/canncommercial/900/maintenref/"
+                "troubleshooting/troubleshooting_0216.html (HDMI and VO in several processes)",
+                "official",
+            ),
+        ),
+        hints=("err",),  # (its message is a key of its own, read in the pass for "the ")
+    ),
     Failure(
         id="jpegd-format-unsupported",
         mode="core-exception",
