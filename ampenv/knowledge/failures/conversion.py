@@ -4,7 +4,57 @@ from __future__ import annotations
 
 from ampenv.knowledge.failures.model import Failure, Source
 
+
+def _atc_case(page: str, case: str) -> Source:
+    """A fault case of ATC's guide (CANN 5.0.4), which several entries here cite."""
+    return Source(
+        "https://www.hiascend.com/document/detail/zh/canncommercial/5046/inferapplicationdev/"
+        f"atctool/{page}.html (ATC fault case: {case})",
+        "official",
+    )
+
+
 FAILURES = (
+    Failure(
+        id="atc-node-option-invalid",
+        mode="compile-cache",
+        component="ATC",
+        # ATC's checks of the node names its options take (CANN 5.0.4's words)
+        patterns=(
+            r"The input format of --out_nodes is invalid",
+            r"input_fp16_nodes: \S{1,200} is not a input node name",
+        ),
+        codes=(),
+        meaning="ATC refused a node option: --out_nodes wants each output as node_name:index, "
+        "and --input_fp16_nodes takes only the model's input nodes",
+        causes=(
+            "--out_nodes given node names without the index of the output to use",
+            "--input_fp16_nodes naming an inner node, not an input of the model",
+        ),
+        fix='write --out_nodes as "node1:0;node1:1;node2:0"; give --input_fp16_nodes the '
+        "model's input node names (open the model in Netron to read them), then convert again",
+        confirm=None,
+        sources=(
+            _atc_case("atlasatc_16_0177", "the --out_nodes format check"),
+            _atc_case("atlasatc_16_0178", "an --input_fp16_nodes node that is no input"),
+        ),
+        hints=("is invalid",),  # (the fp16 message: a key of its own, in the pass for "not ")
+    ),
+    Failure(
+        id="atc-insert-op-conf-missing",
+        mode="compile-cache",
+        component="ATC",
+        patterns=(r"insert op config file not found",),
+        codes=(),
+        meaning="the AIPP configuration file that --insert_op_conf names cannot be read: its "
+        "path does not exist or the user running ATC may not read it",
+        causes=("a wrong path in --insert_op_conf", "a file the converting user cannot read"),
+        fix="give --insert_op_conf the AIPP config file's real path and make it readable by "
+        "the converting user; a model without AIPP needs no --insert_op_conf at all",
+        confirm=None,
+        sources=(_atc_case("atlasatc_16_0181", "the --insert_op_conf file missing"),),
+        hints=("not found",),
+    ),
     Failure(
         id="amct-calibration-data-mismatch",
         mode="compile-cache",

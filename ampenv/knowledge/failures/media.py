@@ -35,18 +35,32 @@ FAILURES = (
         id="jpegd-format-unsupported",
         mode="core-exception",
         component="DVPP",
-        # DVPP's JPEG decoder on an image it does not decode
-        patterns=(r"do not support (?:progressive mode|arithmetic code)",),
+        # DVPP's JPEG decoder on an image it does not decode; its software fallback
+        # (libjpeg-turbo) on a marker neither knows: "tjDecompressToYUV2 fail: Unsupported
+        # marker type 0x31", then "Jpeg hardware and software decode are both failed!"
+        patterns=(
+            r"do not support (?:progressive mode|arithmetic code)",
+            r"tjDecompressToYUV2 fail: Unsupported marker type 0x[0-9a-fA-F]{1,2}\b",
+        ),
         codes=(),
         meaning="DVPP's JPEG decoder (JPEGD) was given a JPEG it does not decode: it takes "
         "baseline Huffman-coded JPEGs in YUV 444, 422, 420 or 400 only, not progressive or "
-        "arithmetic-coded ones (nor JPEG 2000)",
-        causes=("a progressive or arithmetic-coded JPEG in the input",),
+        "arithmetic-coded ones (nor JPEG 2000); a marker that no JPEG decoder knows fails its "
+        "software fallback too",
+        causes=(
+            "a progressive or arithmetic-coded JPEG in the input",
+            "a picture whose stream holds a marker outside the JPEG standard (damaged, or "
+            "written by a non-conforming encoder)",
+        ),
         fix="decode such images on the CPU (libjpeg-turbo, OpenCV, PIL) or re-encode them as "
-        "baseline Huffman JPEGs before DVPP",
+        "baseline Huffman JPEGs before DVPP; a marker no decoder knows: check the picture's "
+        "markers and replace the picture",
         confirm=None,
-        sources=(hicann_page("jpegd_decode_failed.md"),),
-        hints=("err",),  # (its message is a key of its own: DVPP prints it bare)
+        sources=(
+            hicann_page("jpegd_decode_failed.md"),
+            hicann_page("jpegd_abnormal_protocol_0x31.md", note="Unsupported marker type 0x31"),
+        ),
+        hints=("err",),  # (its messages are keys of their own: DVPP prints them bare)
     ),
     Failure(
         id="vdec-stream-unsupported",
@@ -127,6 +141,52 @@ FAILURES = (
                 "@fc2aea93e48be8f8cee51d0c6c1b13a08155f83a (JPEG decode failed)",
                 "official",
             ),
+        ),
+        hints=("is invalid",),
+    ),
+    Failure(
+        id="venc-channel-size-out-of-range",
+        mode="core-exception",
+        component="DVPP",
+        # VENC's check of an encoding channel's attributes: "[Venc]:venc_drv_check_resolution
+        # [Line]:342 max picture width (0) err! should in [128,4096]!"
+        patterns=(
+            r"venc_drv_check_resolution \[Line\]:\d{1,6} max picture (?:width|height) "
+            r"\(\d{1,9}\) err!",
+        ),
+        codes=(),
+        meaning="creating a video encoding channel, VENC refused its maximum picture size: "
+        "outside the range the line prints (128 to 4096 on this chip)",
+        causes=("a channel attribute left at 0 or set beyond the encoder's range",),
+        fix="set the channel's maximum width and height (its creation attributes) within the "
+        "range the line prints, then create the channel again",
+        confirm=None,
+        sources=(
+            hicann_page(
+                "venc_create_channel_failed.md", "3eee5883a19b37fdd6893f995b7c454d1622eafe"
+            ),
+        ),
+        hints=("err",),
+    ),
+    Failure(
+        id="dvpp-output-buffer-size-wrong",
+        mode="core-exception",
+        component="DVPP",
+        # JPEGE/VENC's check of the output buffer: "device:0 chan 0, output terminal address is
+        # invalid, maybe outBufSize:3110400 is invalid."
+        patterns=(r"output terminal address is invalid, maybe outBufSize:\d{1,12} is invalid",),
+        codes=(),
+        meaning="the encoder's output buffer is not what its size says: the size passed is "
+        "larger than the memory allocated for it (or it was not allocated for DVPP)",
+        causes=(
+            "an output buffer size that is not the one allocated",
+            "an output buffer allocated with another allocator than DVPP's",
+        ),
+        fix="allocate the output buffer with hi_mpi_dvpp_malloc (acldvppMalloc) and pass "
+        "exactly the size allocated",
+        confirm=None,
+        sources=(
+            hicann_page("memory_alloc_wrong_size_3.md", "96217e9acd4da744a739b8f94b020fbe0cc7fcca"),
         ),
         hints=("is invalid",),
     ),
