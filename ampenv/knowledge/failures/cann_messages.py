@@ -1,5 +1,4 @@
-"""CANN's error messages read without their code: for a person who asks about one, and at the
-end of a failed run.
+"""CANN's error messages read without their code, for a person who asks about one.
 
 CANN prints an E-code's message from a format its error table holds ("Device %s is occupied by
 multiple containers."); a log shows it behind the code ("EL0020: [PID: 7] ..."), but a pasted
