@@ -542,23 +542,3 @@ def test_a_run_that_ends_on_words_canns_formats_do_not_hold_is_told_not_named(
     scan = logscan.scan(Probe(env={}), [], [str(path)])
     assert [h.id for h in scan.hits] == ["cann-ei0010"] and scan.unexplained == []
     assert scan.hits[0].first == f"{path}:2"
-
-
-def test_runs_that_end_on_one_canns_message_are_one_finding_of_the_entry_that_owns_it(
-    tmp_path: Path,
-) -> None:
-    # two ranks' logs end on one message: one finding, both places; a message whose code a
-    # curated entry owns is that entry's (EI0009: hccl-transport-init), not the code's table row
-    ends = {
-        "Failed to bind stream (stream_id=1). Reason: The stream is already bound.": "cann-ee1007",
-        "Transport init error. Reason: Create DestLink failed.": "hccl-transport-init",
-    }
-    for message, expected in ends.items():
-        paths = [tmp_path / "rank0.log", tmp_path / "rank1.log"]
-        for path in paths:
-            path.write_text(f"step 1 loss 2.0\nERROR: {message}\n")
-        scan = logscan.scan(Probe(env={}), [], [str(p) for p in paths])
-        [hit] = scan.hits
-        assert (hit.id, hit.count, hit.texts) == (expected, 2, tuple(str(p) for p in paths))
-        assert (hit.first, hit.last) == (f"{paths[0]}:2", f"{paths[1]}:2")
-        assert scan.unexplained == []

@@ -15,12 +15,12 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from functools import cache
 from typing import BinaryIO, Optional
 
-from ampenv.knowledge.failures import Failure, Hit, Scanner, run_ended_on
+from ampenv.knowledge.failures import Hit, Scanner, cann_messages
 from ampenv.knowledge.failures.findings import NEAR
 from ampenv.knowledge.failures.logged_error import last_logged_error
 from ampenv.knowledge.failures.unexplained import Unexplained, last_failure
@@ -309,22 +309,17 @@ def _explains(hit: Hit, name: str, end: Unexplained) -> bool:
     return where != name or not line.isdigit() or int(line) >= end.first - NEAR
 
 
-def _named_ends(hits: list[Hit], named: list[tuple[str, Unexplained, Failure]]) -> list[Hit]:
-    """``hits`` with the failures texts' told ends were read as (CANN's message of a code,
-    printed without it: run_ended_on), each added to its failure's one finding."""
-    by_id = {hit.id: i for i, hit in enumerate(hits)}
-    merged = list(hits)
-    for name, end, failure in named:
-        place = (f"{name}:{end.first}", f"{name}:{end.last}")
-        i = by_id.get(failure.id)
-        if i is None:
-            by_id[failure.id] = len(merged)
-            merged.append(Hit(failure, end.line, end.line, *place, end.count, texts=(name,)))
-        else:
-            hit = merged[i]
-            texts = tuple(dict.fromkeys((*hit.texts, name)))
-            merged[i] = replace(hit, last=place[1], count=hit.count + end.count, texts=texts)
-    return merged
+def _as_cann_message(name: str, end: Unexplained) -> Optional[Hit]:
+    """The failure a text ended on, read as CANN's message of one code where its line prints
+    one without the code, or without an error word the scan reads by ("P2P communication
+    failed. Reason: Device ID 0 in module 0 and device ID 9 in module 1 are not on the same
+    plane"): that code's finding. Read on this line only, the one a failed run ended on: a
+    format is everyday English that other programs print on any other."""
+    found = cann_messages.pasted(end.line)
+    if not found:
+        return None
+    first, last = f"{name}:{end.first}", f"{name}:{end.last}"
+    return Hit(found[0], end.line, end.line, first, last, end.count, texts=(name,))
 
 
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
@@ -419,9 +414,9 @@ def scan(
             ends = [
                 (n, e) for n, e in ended.items() if not any(_explains(h, n, e) for h in result.hits)
             ]
-            read = [(n, e, run_ended_on(e.line)) for n, e in ends]
-            result.hits = _named_ends(result.hits, [(n, e, f) for n, e, f in read if f])
-            result.unexplained = [(n, e) for n, e, f in read if f is None]
+            read = {n: _as_cann_message(n, e) for n, e in ends}
+            result.hits += [hit for hit in read.values() if hit is not None]
+            result.unexplained = [(n, e) for n, e in ends if read[n] is None]
         return result
 
     return probe.fact(key, run)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Optional
 
 from ampenv.knowledge.failures import cann_messages, code_tables, codes, faultdiag, ge_status, plog
 from ampenv.knowledge.failures.catalogue import BY_ID, CATALOGUE
@@ -31,7 +30,6 @@ __all__ = [
     "faultdiag",
     "leading",
     "nearest",
-    "run_ended_on",
     "scan_lines",
 ]
 
@@ -99,18 +97,6 @@ def explain(query: str) -> list[Failure]:
     plain = ANSI.sub(b"", q.encode("utf-8", "surrogatepass")).decode("utf-8", "replace")
     tokens = dict.fromkeys(_E_CODE.findall(plain))  # each code looked up once
     return list(dict.fromkeys(f for token in tokens for f in _by_code(token)))
-
-
-def run_ended_on(line: str) -> Optional[Failure]:
-    """The failure whose CANN message ``line`` prints without its code (or without an error
-    word a scan reads by), where ``line`` is the one a failed run ended on: the entry that owns
-    the code, else the code's own reading. Read on that line only: CANN's formats are everyday
-    English that other programs print on any other."""
-    found = cann_messages.pasted(line)
-    if not found:
-        return None
-    owners = [f for f in _by_code(found[0].codes[0]) if not f.narrower and f.family is None]
-    return owners[0] if owners else found[0]
 
 
 def _by_code(code: str) -> list[Failure]:

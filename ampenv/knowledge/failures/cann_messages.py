@@ -3,8 +3,7 @@
 CANN prints an E-code's message from a format its error table holds ("Device %s is occupied by
 multiple containers."); a log shows it behind the code ("EL0020: [PID: 7] ..."), but a pasted
 excerpt or a documentation example may show the message alone. `ampenv explain` reads such a
-line as the code whose format prints it, and so does a log's check on the line a failed run
-ended on. A log scan does not read its other lines: the formats are everyday English
+line as the code whose format prints it. A log scan does not: the formats are everyday English
 ("Failed to open the JSON file: %s") that npm, argparse or the job's own code print too, and a
 code's own line is what a log holds.
 
@@ -174,8 +173,7 @@ def failure(code: str, message: str) -> Optional[Failure]:
 
 def pasted(text: str) -> list[Failure]:
     """The codes a pasted text's lines (its first LINES) print the messages of, for `ampenv
-    explain` (a line with no code, or no error word, the scanner would find it by) and for the
-    line a failed run ended on (failures.run_ended_on)."""
+    explain` (a line with no code, or no error word, the scanner would find it by)."""
     found: dict[str, Failure] = {}
     for line in text.split("\n", LINES)[:LINES]:
         got = read(line)
