@@ -507,38 +507,3 @@ def test_the_error_a_long_logs_end_is_told_with_its_lines_counted_in_the_part_re
     check = _logs_errors_of(path)
     assert check["status"] == "warn" and "ERROR: failed to mount /data" in check["summary"]
     assert "(lines counted from the start of the part read: the file's end)" in check["summary"]
-
-
-INDEX = __import__("tomllib" if sys.version_info >= (3, 11) else "tomli").loads(
-    (LOGS / "INDEX.toml").read_text(encoding="utf-8")
-)
-READ_AS = [e for e in INDEX["unanswered"] if "read_as" in e]
-
-
-@pytest.mark.parametrize("entry", READ_AS, ids=[e["file"][7:50] for e in READ_AS])
-def test_a_run_that_ends_on_canns_message_without_its_code_is_that_codes_finding(
-    entry: dict,
-) -> None:
-    # no line holds the code, and the scan reads no message alone (everyday English on any
-    # line): the line the failed run ended on is read as CANN's message, and named
-    path = str(LOGS / entry["file"])
-    scan = logscan.scan(Probe(env={}), [], [path])
-    assert [h.failure.codes for h in scan.hits] == [(entry["read_as"],)]
-    assert scan.hits[0].texts == (path,) and scan.unexplained == []
-
-
-def test_a_run_that_ends_on_words_canns_formats_do_not_hold_is_told_not_named(
-    tmp_path: Path,
-) -> None:
-    # a run's end in its own words stays told; the same words with CANN's message are named
-    path = tmp_path / "train.log"
-    path.write_text("step 1 loss 2.0\nERROR: failed to mount /data\n")
-    scan = logscan.scan(Probe(env={}), [], [str(path)])
-    assert scan.hits == [] and [n for n, _ in scan.unexplained] == [str(path)]
-    path.write_text(
-        "step 1 loss 2.0\nERROR: P2P communication failed. Reason: Device ID 0 in module 0 and "
-        "device ID 9 in module 1 are not on the same plane.\n"
-    )
-    scan = logscan.scan(Probe(env={}), [], [str(path)])
-    assert [h.id for h in scan.hits] == ["cann-ei0010"] and scan.unexplained == []
-    assert scan.hits[0].first == f"{path}:2"

@@ -20,7 +20,7 @@ from fnmatch import fnmatch
 from functools import cache
 from typing import BinaryIO, Optional
 
-from ampenv.knowledge.failures import Hit, Scanner, cann_messages
+from ampenv.knowledge.failures import Hit, Scanner
 from ampenv.knowledge.failures.findings import NEAR
 from ampenv.knowledge.failures.logged_error import last_logged_error
 from ampenv.knowledge.failures.unexplained import Unexplained, last_failure
@@ -309,19 +309,6 @@ def _explains(hit: Hit, name: str, end: Unexplained) -> bool:
     return where != name or not line.isdigit() or int(line) >= end.first - NEAR
 
 
-def _as_cann_message(name: str, end: Unexplained) -> Optional[Hit]:
-    """The failure a text ended on, read as CANN's message of one code where its line prints
-    one without the code, or without an error word the scan reads by ("P2P communication
-    failed. Reason: Device ID 0 in module 0 and device ID 9 in module 1 are not on the same
-    plane"): that code's finding. Read on this line only, the one a failed run ended on: a
-    format is everyday English that other programs print on any other."""
-    found = cann_messages.pasted(end.line)
-    if not found:
-        return None
-    first, last = f"{name}:{end.first}", f"{name}:{end.last}"
-    return Hit(found[0], end.line, end.line, first, last, end.count, texts=(name,))
-
-
 def _from_whole_line(data: bytes, cut: bool) -> bytes:
     """A tail starts mid-line: drop the partial first line (but a tail that is all one line is
     scanned as it is: dropping it would judge a log unread)."""
@@ -411,12 +398,9 @@ def scan(
             look_for_end(data, name, named=not fnmatch(os.path.basename(path), PLOG_NAME))
         if result.files:
             result.hits, result.undecoded = scanner().hits(), scanner().undecoded
-            ends = [
+            result.unexplained = [
                 (n, e) for n, e in ended.items() if not any(_explains(h, n, e) for h in result.hits)
             ]
-            read = {n: _as_cann_message(n, e) for n, e in ends}
-            result.hits += [hit for hit in read.values() if hit is not None]
-            result.unexplained = [(n, e) for n, e in ends if read[n] is None]
         return result
 
     return probe.fact(key, run)
