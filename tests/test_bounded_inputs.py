@@ -92,25 +92,31 @@ def test_a_config_that_is_not_a_file_is_a_usage_error(tmp_path, kind):
     assert took < QUICK
 
 
+EMPTY = "an empty path names no file"
+
+
 @pytest.mark.parametrize(
-    "args",
+    ("args", "said"),
     [
-        ("doctor", "--log", ""),  # was read as ".", "a folder"
-        ("doctor", "-o", ""),  # was "cannot write ."
-        ("doctor", "--bundle", ""),  # was the live node judged
-        ("doctor", "--sysroot", ""),  # was the real root read
-        ("doctor", "-c", ""),  # was the default config used
-        ("doctor", "--textfile-dir", ""),
-        ("collect", "-o", ""),
-        ("config", "init", "-o", ""),
-        ("fleet", ".", "--baseline-out", ""),  # was no file and no word
+        (("doctor", "--log", ""), EMPTY),  # was read as ".", "a folder"
+        (("doctor", "-o", ""), EMPTY),  # was "cannot write ."
+        (("doctor", "--bundle", ""), EMPTY),  # was the live node judged
+        (("doctor", "--sysroot", ""), EMPTY),  # was the real root read
+        (("doctor", "-c", ""), EMPTY),  # was the default config used
+        (("doctor", "--textfile-dir", ""), EMPTY),
+        (("collect", "-o", ""), EMPTY),
+        (("config", "init", "-o", ""), EMPTY),
+        (("fleet", ".", "--baseline-out", ""), EMPTY),  # was no file and no word
+        (("fleet", ""), EMPTY),  # was the current folder's certificates judged
+        (("certificate", "verify", "--certificate", ""), EMPTY),  # was the default one
+        (("doctor", "-o="), "begins with '='"),  # `-o=$OUT` unset: was a file named "="
     ],
 )
-def test_an_empty_path_is_a_usage_error(tmp_path, args):
+def test_an_empty_path_is_a_usage_error(tmp_path, args, said):
     # an unset variable's "$BUNDLE" names nothing: not the current folder, not the live node
     ran = run_ampenv(*args, cwd=tmp_path)
     assert ran.returncode == 2, ran
-    assert "an empty path names no file" in ran.stderr
+    assert said in ran.stderr
     assert list(tmp_path.iterdir()) == []
 
 

@@ -548,7 +548,11 @@ def certificate_show(
 
 @app.command()
 def fleet(
-    paths: list[str] = typer.Argument(..., help="Certificates, or folders of *.json certificates."),
+    paths: list[str] = typer.Argument(
+        ...,
+        parser=named,
+        help="Certificates, or folders of *.json certificates.",
+    ),
     fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     output: Optional[Path] = OutputOpt,
     baseline_out: Optional[str] = typer.Option(

@@ -68,9 +68,12 @@ ColorOpt = typer.Option(
 
 def named(text: str) -> str:
     """A path option's value, which must name something: an empty one (an unset variable's
-    "$BUNDLE") is a usage error, never the live node, the current folder or no file at all."""
+    "$BUNDLE") is a usage error, never the live node, the current folder or no file at all; so
+    is one that begins with "=" (`-o=$OUT` gives a short option "=" and what follows)."""
     if not text:
         raise typer.BadParameter("an empty path names no file")
+    if text.startswith("="):
+        raise typer.BadParameter(f"{text!r} begins with '=': write the option and its path apart")
     return text
 
 
@@ -86,7 +89,7 @@ TextfileOpt = typer.Option(
     help="Also write ampenv.prom here (node_exporter textfile).",
 )
 OutputOpt = typer.Option(
-    None, "--output", "-o", parser=a_path, metavar="<file>", help="Write the report to FILE."
+    None, "--output", "-o", parser=a_path, metavar="<file>", help="Write the report to this file."
 )
 ConfigOpt = typer.Option(
     None, "--config", "-c", parser=named, metavar="<file>", help="ampenv.toml to use."
@@ -126,6 +129,8 @@ def wait_seconds_option(param: typer.CallbackParam, value: float) -> float:
 CertificateOpt = typer.Option(
     None,
     "--certificate",
+    parser=named,
+    metavar="<file>",
     help="Default: $AMPENV_CERTIFICATE, [certificate] path, then /var/lib/ampenv (root) "
     "or $XDG_STATE_HOME/ampenv/certificate.json.",
 )

@@ -29,7 +29,6 @@ ROW_READ = 8192  # characters of a row read (a flood's megabyte-long row is cut)
 _FAILED = re.compile(
     r"(?i)command not found|no such file or directory|cannot open shared object|permission denied"
     r"|\bundefined symbol\b|\bout of memory\b|\bsegfault|\bpanic:|\btimed out\b"
-    r"|\bno space left\b|\bnot enough (?:space|memory)\b"  # makeself's "Not enough space left in"
     r"|\btime ?out\b(?!\s*[=:(]|_)|\bconnection refused\b|\b(?:cannot|can ?not|can't|unable to)\b"
     r"|\b(?:do(?:es)?n't|not) exist\b"
     r"|\brequires? [^\n]{1,80}?(?:or (?:higher|later|above|newer)|at least|>=)"
