@@ -18,6 +18,11 @@ MSAICERR = Source(
     "official",
 )
 
+# CANN's guide to msaicerr: its info.txt's conclusions, with what each means and what to do
+USE_MSAICERR = hicann_page(
+    "use_msaicerr_ai_core_err.md", "3eee5883a19b37fdd6893f995b7c454d1622eafe", "table 1"
+)
+
 FAILURES = (
     Failure(
         id="msaicerr-operator-at-fault",
@@ -121,8 +126,13 @@ FAILURES = (
         id="msaicerr-atomic-overflow",
         mode="core-exception",
         component="aicore",
-        # msaicerr's conclusion where the error is 0x800000 and the plog holds "dha status 1"
-        patterns=(r"dha status 1\W{0,3} found in log\. It means Atomic accumulation exception",),
+        # msaicerr's conclusion where the error is 0x800000 and the plog holds "dha status 1";
+        # its info.txt's words for it ("Atomic add has a precision overflow. Check the operator
+        # precision."; the "\s" makes the key its end, read in the pass for "the ")
+        patterns=(
+            r"dha status 1\W{0,3} found in log\. It means Atomic accumulation exception",
+            r"Atomic add has a\sprecision overflow\. Check the operator precision",
+        ),
         codes=(),
         meaning="msaicerr read the failing kernel's error as an atomic accumulation (atomic add) "
         "that overflowed: extreme values (inf, NaN, huge sums) reached an operator that adds "
@@ -144,6 +154,7 @@ FAILURES = (
                 "devguide/maintenref/troubleshooting/troubleshooting_0018.html",
                 "official",
             ),
+            USE_MSAICERR,
         ),
         hints=("exception",),
     ),
@@ -167,5 +178,69 @@ FAILURES = (
         confirm=None,
         sources=(MSAICERR,),
         hints=("abnormal",),
+    ),
+    Failure(
+        id="msaicerr-fewer-ai-cores",
+        mode="core-exception",
+        component="aicore",
+        # (its words hold no error word: read whole, in the pass for "the ")
+        patterns=(
+            r"The number of AI Cores in the environment is less than that required by the "
+            r"operator",
+        ),
+        codes=(),
+        meaning="msaicerr could not replay the failing kernel: the device it runs on has fewer "
+        "AI Cores than the kernel was launched with",
+        causes=(
+            "msaicerr run on another machine or chip than the one the error happened on",
+            "a device whose usable AI Cores are fewer than its model's (a fault, a partition)",
+        ),
+        fix="run msaicerr on the node where the error happened (or one of the same chip, with "
+        "the same AI Core count: `npu-smi info -t common -i <id>`); where the counts match, "
+        "report it to Ascend support with the info_<time> folder",
+        confirm="npu.devices",
+        sources=(USE_MSAICERR,),
+        hints=("fail",),
+    ),
+    Failure(
+        id="msaicerr-memory-clean-missing",
+        mode="core-exception",
+        component="aicore",
+        patterns=(
+            r"The memset or atomic_clean operator is not inserted before this operator in the "
+            r"graph",
+        ),
+        codes=(),
+        meaning="msaicerr found the failing operator needs its output memory cleared before it "
+        "runs (it accumulates into it), and the graph holds no memset/atomic_clean operator "
+        "before it: it added into stale memory",
+        causes=("the graph compiler (GE) leaving out the clean operator for it",),
+        fix="report it to Ascend support with the info_<time> folder and the graph (a custom "
+        "operator: declare that its output needs clearing, so that the clean is inserted)",
+        confirm=None,
+        sources=(USE_MSAICERR,),
+        hints=("fail",),
+    ),
+    Failure(
+        id="msaicerr-sync-flags-unpaired",
+        mode="core-exception",
+        component="aicore",
+        # (the "\s" about "are" keep it out of the key, "the set_flag and wait_flag
+        # instructions": a word five keys share is a pass of its own)
+        patterns=(
+            r"The set_flag and wait_flag instructions\sare\snot used together in the operator "
+            r"code",
+        ),
+        codes=(),
+        meaning="msaicerr found the failing kernel's set_flag and wait_flag instructions (its "
+        "pipeline synchronisation) not paired: a pipe waits for a flag nobody sets, or a set "
+        "goes unawaited",
+        causes=("a custom operator's synchronisation code", "a built-in operator's defect"),
+        fix="a custom operator: pair every SetFlag with its WaitFlag in the kernel's code (the "
+        "same event id and pipes), then rebuild; a built-in one: report it to Ascend support "
+        "with the info_<time> folder",
+        confirm=None,
+        sources=(USE_MSAICERR,),
+        hints=("fail",),
     ),
 )
