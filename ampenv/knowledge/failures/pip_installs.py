@@ -1,12 +1,38 @@
 """What pip says of the environment it installs into: a package installed whose requirement the
 environment does not meet (the install went on), an environment it refuses to install into at
-all (a distribution's Python, PEP 668), and an Ascend package its indexes do not carry."""
+all (a distribution's Python, PEP 668), an install it refuses to combine with the user's
+configuration, and an Ascend package its indexes do not carry."""
 
 from __future__ import annotations
 
 from ampenv.knowledge.failures.model import Failure, Source
 
 FAILURES = (
+    Failure(
+        id="pip-user-and-target",
+        mode="cann-env",
+        component="pip",
+        # pip's refusal when an installer's --target meets a pip.conf's "user = true" (or
+        # PIP_USER): CANN's toolkit installer installs its Python parts with --target
+        patterns=(r"ERROR: Can not combine '--user' and '--target'",),
+        codes=(),
+        meaning="pip was given both --user and --target: an installer (CANN's toolkit "
+        "installs its Python parts with --target) met a pip configuration that adds --user to "
+        "every install, and pip refused, so the install did not finish",
+        causes=("user = true in ~/.pip/pip.conf or ~/.config/pip/pip.conf, or PIP_USER set",),
+        fix="set user = false in the pip configuration (`pip config list` shows where it is "
+        "set) or unset PIP_USER, then run the install again",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/llms-content/document/detail/canncommercial/"
+                "canncommercial_900_softwareinst_instg_instg_0091_html.md (CANN 9.0.0 "
+                "installation FAQ: the toolkit's install with user = true in pip.conf)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
     Failure(
         id="pip-requirement-conflict",
         mode="torch-pairing",
