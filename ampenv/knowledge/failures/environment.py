@@ -313,6 +313,8 @@ FAILURES = (
             rf"variable \[?{ASCEND_VARIABLE}",
             r"for environment variable \[?ASCEND_DEVICE_ID\]? must be within \[0 ~ \(N-1\)\]\.? "
             r"N is the total number of devices",
+            # HCCL's own check on Ascend 950 ('Env config "HCCL_ENTRY_LOG_ENABLE" value "-1" ...')
+            r'\bEnv config "[A-Z][A-Z0-9_]{1,60}" value "[^"\n]{0,200}" is invalid',
         ),
         codes=(),
         meaning="CANN refused the value of an environment variable it reads (the message names "
@@ -338,6 +340,12 @@ FAILURES = (
             Source(
                 "hicann/ge docs/zh/user_guides/error_codes/E13024-Config_Error_Invalid_Environment"
                 "_Variable.md@ffdcbc9f7496c17a98c1d12762c61ed608ef3503 (VIRTUAL_TYPE)",
+                "official",
+            ),
+            Source(
+                "hicann/hcomm docs/zh/error_codes/EI0001-Config_Error_Invalid_Environment_Variable"
+                ".md@1e49789c4f380ba03eb4fd4d2372fa8f87a47b14 (HCCL's variables; its log line on "
+                "Ascend 950)",
                 "official",
             ),
         ),

@@ -125,6 +125,30 @@ FAILURES = (
         hints=("error",),
     ),
     Failure(
+        id="install-user-variable-stale",
+        mode="driver",
+        component="installer",
+        # a .run package's check of the user in its environment: "usergroup=root not right!"
+        # (its key, in the pass for "not ")
+        patterns=(r"usergroup=\S{1,64} not right!",),
+        codes=(),
+        meaning="the installer read the installing user from $USER and found it does not "
+        "match the user running it: a shell switched to root (su) keeps the first user's "
+        "USER",
+        causes=("a login as another user, then su to root without a login shell",),
+        fix="export USER=root (the user that runs the install), or switch with `su -`, then "
+        "run the installation again",
+        confirm=None,
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/en/canncommercial/800/softwareinst/"
+                "instg/instg_0082.html (CANN 8.0.0 installation FAQ: usergroup=root not right)",
+                "official",
+            ),
+        ),
+        hints=("error",),
+    ),
+    Failure(
         id="cann-install-python",
         mode="cann-env",
         component="installer",
