@@ -110,6 +110,7 @@ EMPTY = "an empty path names no file"
         (("fleet", ""), EMPTY),  # was the current folder's certificates judged
         (("certificate", "verify", "--certificate", ""), EMPTY),  # was the default one
         (("doctor", "-o="), "begins with '='"),  # `-o=$OUT` unset: was a file named "="
+        (("doctor", "-o", "   "), EMPTY),  # was a file named "   "
     ],
 )
 def test_an_empty_path_is_a_usage_error(tmp_path, args, said):

@@ -100,9 +100,12 @@ def test_the_healthy_pip_report_is_a_note_that_explains_its_end() -> None:
     ("text", "line", "first", "last"),
     [
         ("step 1 loss 2.3\nbc: command not found\n", "bc: command not found", 2, 2),
-        # a record printed twice (a compiler's two passes) is told once
-        ("error: stack frame too big\nerror: stack frame too big\n2 errors generated.\n",
+        # a record printed twice (a compiler's two passes) is told once, blanks counting as one
+        ("error: stack frame too big\nerror:\tstack frame  too big\n2 errors generated.\n",
          "error: stack frame too big 2 errors generated.", 1, 3),
+        # one printed again later is told where it stands: the text's end is its own
+        ("E: step 1 failed\nE: step 2 failed\nE: step 1 failed\n",
+         "E: step 1 failed E: step 2 failed E: step 1 failed", 1, 3),
         ("a\r\nERROR: install failed\r\n\r\n\r\n", "ERROR: install failed", 2, 2),
         # a progress bar's row rewritten by the error: the record after its CR
         (" 50%|#####     | 5/10 [00:01<00:01, 5.00it/s]\rERROR: download failed\n",

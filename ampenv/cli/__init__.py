@@ -52,7 +52,7 @@ from ampenv.cli.output import (
     use_color,
     watched,
 )
-from ampenv.core.session import Options, diagnose, open_session
+from ampenv.core.session import Options, diagnose, open_session, sysroot_of
 from ampenv.core.settings import ConfigError
 from ampenv.util.bounded import not_regular
 
@@ -503,8 +503,8 @@ def _verify_certificate(certificate: Optional[str], config: Optional[str], sysro
     from ampenv.probe import Probe
 
     env = dict(os.environ)
-    root = sysroot if sysroot is not None else env.get("AMPENV_SYSROOT", "")
     try:
+        root = sysroot_of(sysroot, env)
         cfg = load(config, env, root)
     except ConfigError as exc:
         die(str(exc))

@@ -68,12 +68,15 @@ ColorOpt = typer.Option(
 
 def named(text: str) -> str:
     """A path option's value, which must name something: an empty one (an unset variable's
-    "$BUNDLE") is a usage error, never the live node, the current folder or no file at all; so
-    is one that begins with "=" (`-o=$OUT` gives a short option "=" and what follows)."""
-    if not text:
+    "$BUNDLE") or one of blanks is a usage error, never the live node, the current folder or a
+    file named "   "; so is one that begins with "=" (`-o=$OUT` gives a short option "=" and
+    what follows; a file whose name begins with "=" is named ./=...)."""
+    if not text.strip():
         raise typer.BadParameter("an empty path names no file")
     if text.startswith("="):
-        raise typer.BadParameter(f"{text!r} begins with '=': write the option and its path apart")
+        raise typer.BadParameter(
+            f"{text!r} begins with '=' (as -o=PATH gives it): write -o PATH, or ./{text}"
+        )
     return text
 
 

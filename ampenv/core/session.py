@@ -47,14 +47,22 @@ class Session:
     registry: Registry
 
 
-def open_session(opts: Options, env: Optional[dict[str, str]] = None) -> Session:
-    """Load config and checks. Raises ConfigError (a usage error) for a bad config."""
-    env = dict(os.environ if env is None else env)
-    sysroot = opts.sysroot if opts.sysroot is not None else env.get("AMPENV_SYSROOT", "")
-    if sysroot and not os.path.isdir(sysroot):  # else every path would read as missing
+def sysroot_of(given: Optional[str], env: dict[str, str]) -> str:
+    """The prefix of every system path read: --sysroot, else $AMPENV_SYSROOT (empty: none).
+    Raises ConfigError (a usage error) where it names no folder: every path would read as
+    missing, and the node be judged on nothing."""
+    sysroot = given if given is not None else env.get("AMPENV_SYSROOT", "")
+    if sysroot and not os.path.isdir(sysroot):
         raise config_mod.ConfigError(
             "--sysroot or $AMPENV_SYSROOT", "", f"{sysroot} is not a folder"
         )
+    return sysroot
+
+
+def open_session(opts: Options, env: Optional[dict[str, str]] = None) -> Session:
+    """Load config and checks. Raises ConfigError (a usage error) for a bad config."""
+    env = dict(os.environ if env is None else env)
+    sysroot = sysroot_of(opts.sysroot, env)
     if opts.bundle:
         from ampenv.probe.bundle import BundleProbe
 

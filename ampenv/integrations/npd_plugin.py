@@ -16,6 +16,7 @@ from ampenv.core.settings import ConfigError
 from ampenv.probe import proc
 from ampenv.report.npd import MAX_BYTES, message, truncate_utf8
 from ampenv.util.clock import process_start
+from ampenv.util.formats import printable
 
 OK, NON_OK, UNKNOWN = 0, 1, 2
 # Report exit codes (0 healthy, 1 unhealthy, 3 could not judge) to NPD's three.
@@ -35,7 +36,8 @@ def run_plugin(opts: Options, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, st
     try:
         report = diagnose(opts)
     except ConfigError as exc:  # the key first: a long config path would push it out
-        return UNKNOWN, truncate_utf8(f"ampenv: config {exc.key}: {exc.message}", MAX_BYTES - 1)
+        where = f"config {printable(exc.key)}" if exc.key else printable(exc.path)
+        return UNKNOWN, truncate_utf8(f"ampenv: {where}: {exc.message}", MAX_BYTES - 1)
     except ValueError as exc:
         return UNKNOWN, truncate_utf8(f"ampenv: {exc}", MAX_BYTES - 1)
     finally:

@@ -141,8 +141,13 @@ FAILURES = (
             "the data itself: inputs or activations that overflow the dtype (fp16 above all)",
             "a false report: on Atlas A2 training products, or with several jobs on the device "
             "at once, msaicerr may conclude this wrongly",
+            "memory out of bounds read as an overflow: the device log (slog) then holds 'Vm "
+            "fault failed'",
         ),
-        fix="check the input data and the network's precision (find where inf/NaN first "
+        fix="first grep the device log for 'Vm fault failed' (`grep -r 'Vm fault failed' "
+        "<asys output>/slog`): there, the kernel read memory out of its bounds (find the "
+        "operator and check its inputs, as for an AI Core exception); else check the input "
+        "data and the network's precision (find where inf/NaN first "
         "appear: msprobe's overflow check, or ASCEND_LAUNCH_BLOCKING=1 and the operator's "
         "inputs; keep the accumulation in fp32); before that, rerun with this job alone on "
         "the device and collect again, since several jobs at once make this conclusion false",
@@ -155,6 +160,12 @@ FAILURES = (
                 "official",
             ),
             USE_MSAICERR,
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha002/"
+                "maintenref/troubleshooting/troubleshooting_0015.html (atomic add overflow: "
+                "'Vm fault failed' in the device log means memory out of bounds instead)",
+                "official",
+            ),
         ),
         hints=("exception",),
     ),
@@ -189,8 +200,9 @@ FAILURES = (
             r"operator",
         ),
         codes=(),
-        meaning="msaicerr could not replay the failing kernel: the device it runs on has fewer "
-        "AI Cores than the kernel was launched with",
+        meaning="msaicerr compared the failing kernel's block count with the AI Cores of the "
+        "device it runs on, and the device has fewer than the kernel was launched with: its "
+        "analysis there cannot stand for the node that failed",
         causes=(
             "msaicerr run on another machine or chip than the one the error happened on",
             "a device whose usable AI Cores are fewer than its model's (a fault, a partition)",

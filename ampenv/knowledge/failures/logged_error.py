@@ -173,8 +173,11 @@ def last_logged_error(data: bytes, first_line: int = 1) -> Optional[Unexplained]
     if first is None:
         return None
     told = block[first:]
-    # (a record printed twice, a compiler's error for each of two passes, is told once)
-    words = " ".join(dict.fromkeys(_RULE.sub(" ", record).strip() for _, record, _ in told))
+    # (a record printed again right below itself, a compiler's error for each of two passes,
+    # is told once; blanks count as one)
+    said = [_RULE.sub(" ", record).strip() for _, record, _ in told]
+    blank = [" ".join(r.split()) for r in said]
+    words = " ".join(r for i, r in enumerate(said) if i == 0 or blank[i] != blank[i - 1])
     # (lines before the part read: counted in the bytes, which colours removed do not change)
     above = first_line + data.count(b"\n", 0, max(0, len(data) - DEATH_TAIL))
     number, last = (above + tail.count(b"\n", 0, at) for at in (told[0][0], told[-1][0]))
