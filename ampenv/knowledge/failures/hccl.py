@@ -442,6 +442,9 @@ FAILURES = (
             r"\bEI0014\b",
             # a field the check refused, named with its value: "super_device_id[] is invalid"
             r"\[RanktableCheck\][^\n]{0,80}?\b[a-z][a-z_]{1,40}\[[^\]\n]{0,80}\] is invalid",
+            # the parser's: "errNo[0x...]json object property value of Name[super_pod_id] is
+            # not string!" (a 1.2 rank table without the field)
+            r"errNo\[[^\]\n]{1,24}\]json object property value of Name\[[a-z_]{1,40}\] is not",
         ),
         codes=("EI0014",),
         meaning="HCCL rejected the rank table (RANK_TABLE_FILE or a mounted "
@@ -462,8 +465,13 @@ FAILURES = (
                 "@09300b70df9a031339f08e5f2ca06d7bf294d009 (rank table field wrong, EI0004)",
                 "official",
             ),
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/850alpha002/"
+                "hccl/hcclug/hcclug_000042.html (a 1.2 rank table without super_pod_id)",
+                "official",
+            ),
         ),
-        hints=("error",),
+        hints=("error", "errno"),
     ),
     Failure(
         id="hccl-comm-not-created",

@@ -26,6 +26,33 @@ GLOO_IFNAME = (
 
 FAILURES = (
     Failure(
+        id="hccl-op-retry-port-taken",
+        mode="hccl",
+        component="hccl",
+        # operator retry's own connection to rank 0's server: "[OpRetryConnection][Init]
+        # Connect to server failed, serverIp_[...] serverPort [60000]", after "Recv unmatched ack"
+        patterns=(r"\[OpRetryConnection\]\[Init\] Connect to server failed",),
+        codes=(),
+        meaning="with HCCL's operator retry on (HCCL_OP_RETRY_ENABLE), a rank could not reach "
+        "rank 0's retry server: its ports (60000-60015 by default) were bound by another "
+        "process, or another service answered there ('Recv unmatched ack')",
+        causes=(
+            "the kernel handing HCCL's ports to other processes as ephemeral ports",
+            "another service or job on the node listening on HCCL's ports",
+        ),
+        fix="reserve the ports: `sysctl -w net.ipv4.ip_local_reserved_ports=60000-60015`; if "
+        "it persists, move HCCL to another range with HCCL_IF_BASE_PORT and reserve that too",
+        confirm="env.hccl",
+        sources=(
+            Source(
+                "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/83RC1alpha002/"
+                "hccl/hcclug/hcclug_000036.html (connection failure with operator retry on)",
+                "official",
+            ),
+        ),
+        hints=("fail",),
+    ),
+    Failure(
         id="hccl-ip-family-mismatch",
         mode="hccl",
         component="hccl",
